@@ -1,0 +1,32 @@
+"""cosolve: learned and classical solvers for combinatorial optimisation behind one interface."""
+
+from cosolve.core.deadline import Deadline
+from cosolve.core.result import Result, Sense, Status, Termination, TracePoint
+from cosolve.core.solver import Solver, solve
+from cosolve.errors import CosolveError, InputError, UsageError
+
+__version__ = "0.1.0"
+
+
+def read(path, *, format=None, problem=None):  # noqa: ANN001, ANN201 - thin re-export, see cosolve.io.read
+    """Read an instance file into a Problem (see :func:`cosolve.io.read`)."""
+    from cosolve.io import read as _read
+
+    return _read(path, format=format, problem=problem)
+
+
+__all__ = [
+    "CosolveError",
+    "Deadline",
+    "InputError",
+    "Result",
+    "Sense",
+    "Solver",
+    "Status",
+    "Termination",
+    "TracePoint",
+    "UsageError",
+    "__version__",
+    "read",
+    "solve",
+]

@@ -1,0 +1,1 @@
+"""The solver contract: deadline, trace, result, method registry and the Solver facade."""

@@ -1,0 +1,77 @@
+"""The base class of every method (baselines, heuristics, learned solvers)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cosolve.core.deadline import Deadline
+from cosolve.core.result import Status, Termination, Trace
+from cosolve.problems.base import Problem
+
+
+@dataclass(frozen=True)
+class Option:
+    """A method option: its type (used to parse ``--set key=value``), default and help."""
+
+    type: type
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None = None
+
+
+@dataclass
+class SolveContext:
+    """What a method gets for one solve: the shared deadline, the trace to report to,
+    the seed, the thread budget and its validated options."""
+
+    deadline: Deadline
+    trace: Trace
+    seed: int
+    threads: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a method says at its end, beyond its trace.
+
+    ``proven`` is ``Status.OPTIMAL``, ``INFEASIBLE`` or ``UNBOUNDED`` when the method proved it,
+    else ``None``. ``termination`` is why it stopped.
+    """
+
+    termination: Termination
+    proven: Status | None = None
+
+
+class Method:
+    """A solving method for some problem kinds.
+
+    Subclasses set ``name``, ``problems`` (the kinds they accept), ``summary`` and ``options``,
+    and implement :meth:`solve`: report every incumbent with ``ctx.trace.offer`` and every
+    proven bound with ``ctx.trace.offer_bound``, stop when ``ctx.deadline.stop_requested``,
+    and return an :class:`Outcome`. Learned methods override :meth:`fit` too.
+    ``config`` holds the validated option values (also passed as ``ctx.options``).
+    """
+
+    name: ClassVar[str]
+    problems: ClassVar[frozenset[str]]
+    summary: ClassVar[str] = ""
+    options: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        self.config = dict(config or {})
+
+    def fit(self, instances: Iterable[Problem]) -> Method:
+        """Train on ``instances``; untrained methods do nothing. Returns self."""
+        return self
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        raise NotImplementedError

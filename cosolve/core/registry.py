@@ -1,0 +1,58 @@
+"""Method registry: names to method classes, looked up lazily.
+
+Built-in methods live in the modules of ``BUILTIN_MODULES``; each registers its classes with
+:func:`register` when imported. Other packages add methods through the entry-point group
+``cosolve.methods`` (each entry point names a module to import). Method modules import their
+heavy dependencies (torch, solvers) inside functions, so listing methods stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from cosolve.core.method import Method
+from cosolve.errors import UsageError
+
+BUILTIN_MODULES = (
+    "cosolve.baselines.scip",
+    "cosolve.baselines.cpsat",
+    "cosolve.baselines.routing",
+    "cosolve.baselines.greedy",
+)
+
+_METHODS: dict[str, type[Method]] = {}
+_loaded = False
+
+
+def register(cls: type[Method]) -> type[Method]:
+    """Class decorator: make ``cls`` available under ``cls.name``."""
+    if cls.name in _METHODS and _METHODS[cls.name] is not cls:
+        raise ValueError(f"method name {cls.name!r} is registered twice")
+    _METHODS[cls.name] = cls
+    return cls
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+    for ep in entry_points(group="cosolve.methods"):
+        importlib.import_module(ep.value)
+
+
+def methods() -> dict[str, type[Method]]:
+    """All registered methods by name, sorted."""
+    _load()
+    return dict(sorted(_METHODS.items()))
+
+
+def get_method(name: str) -> type[Method]:
+    """The method class called ``name``; an unknown name lists the valid ones."""
+    table = methods()
+    if name not in table:
+        raise UsageError(f"unknown method {name!r}; valid methods: {', '.join(table)}")
+    return table[name]

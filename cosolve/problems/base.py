@@ -1,0 +1,93 @@
+"""The contract every problem family fulfils: evaluate a solution, state an exact model."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cosolve.core.result import Sense
+from cosolve.errors import InputError
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The problem's verdict on a candidate: its objective and, if infeasible, why."""
+
+    objective: float
+    feasible: bool
+    violation: str | None = None
+
+
+@dataclass
+class ExactModel:
+    """An exact model built by a problem for SCIP or CP-SAT.
+
+    ``variables`` lists the model variables that carry the solution; ``decode`` maps their
+    values (an array aligned with ``variables``) to the problem's solution array.
+    ``objective_offset`` is added to the solver's objective to get the problem's objective.
+    """
+
+    model: Any
+    variables: Sequence[Any]
+    decode: Callable[[np.ndarray], np.ndarray]
+    objective_offset: float = 0.0
+    notes: str = ""
+
+
+class Problem(ABC):
+    """An instance of one problem family.
+
+    Solutions are numpy arrays in the family's natural form (documented per family: a 0/1
+    vector, a permutation, a vector of variable values). Problems know nothing of methods.
+    """
+
+    kind: ClassVar[str]
+    sense: ClassVar[Sense]
+    name: str = ""
+
+    @abstractmethod
+    def evaluate(self, solution: np.ndarray) -> Evaluation:
+        """Objective and feasibility of ``solution`` (raises :class:`InputError` on a wrong shape)."""
+
+    @abstractmethod
+    def sizes(self) -> dict[str, int]:
+        """Named sizes for display, e.g. ``{"rows": 200, "columns": 1000, "nonzeros": 4009}``."""
+
+    @abstractmethod
+    def scip_model(self) -> ExactModel:
+        """An exact MIP model as a ``pyscipopt.Model`` (imported lazily)."""
+
+    def cpsat_model(self) -> ExactModel:
+        """An exact CP-SAT model as an ``ortools.sat.python.cp_model.CpModel``."""
+        raise NotImplementedError(f"{self.kind} has no CP-SAT model")
+
+    def solution_lines(self, solution: np.ndarray) -> list[str]:
+        """The solution as text lines for :func:`cosolve.io.solution.write_solution`."""
+        return [str(v) for v in np.asarray(solution).tolist()]
+
+    def info(self) -> dict[str, Any]:
+        return {"name": self.name, "problem": self.kind, "sense": self.sense.value, **self.sizes()}
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{k}={v}" for k, v in self.sizes().items())
+        return f"{type(self).__name__}({self.name!r}, {sizes})"
+
+
+def as_binary_vector(solution: np.ndarray, n: int, what: str) -> np.ndarray:
+    """Check that ``solution`` is a 0/1 vector of length ``n`` and return it as int8."""
+    x = np.asarray(solution)
+    if x.shape != (n,):
+        raise InputError(f"{what} solution must be a 0/1 vector of length {n}, got shape {x.shape}")
+    if x.size and not np.all((x == 0) | (x == 1)):
+        bad = int(np.flatnonzero((x != 0) & (x != 1))[0])
+        raise InputError(f"{what} solution must be 0/1; entry {bad} is {x[bad]}")
+    return x.astype(np.int8, copy=False)
+
+
+def round_binary(values: np.ndarray) -> np.ndarray:
+    """Round solver values of binary variables (within 1e-6 of 0/1) to an int8 vector."""
+    return (np.asarray(values, dtype=float) > 0.5).astype(np.int8)
