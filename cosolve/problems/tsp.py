@@ -76,8 +76,9 @@ class TSP(Problem):
 
     def scip_model(self, *, compact: bool = False) -> ExactModel:
         """Symmetric DFJ model: binary x_e per edge, degree 2 at each city, and subtour
-        elimination cuts ``sum_{e in delta(S)} x_e >= 2`` added lazily by a constraint handler
-        on every integral (and fractional LP) solution with more than one component.
+        elimination cuts ``sum_{e in delta(S)} x_e >= 2`` added lazily by a constraint handler:
+        on integral solutions for each subtour, on fractional LP solutions for each component
+        of the support graph or a global minimum cut of weight below 2 (exact separation).
 
         ``compact=True`` gives instead the directed Miller–Tucker–Zemlin model, which states the
         whole problem in rows (used for MPS export; much weaker, not for solving)."""
@@ -104,26 +105,49 @@ class TSP(Problem):
             graph = coo_array((np.ones(used.sum()), (iu[used], ju[used])), shape=(n, n))
             return connected_components(graph, directed=False)
 
+        def violated_sets(values: np.ndarray) -> list[np.ndarray]:
+            """City sets S with ``x(delta(S)) < 2`` in a fractional point: the components of its
+            support graph, or else the side of a global minimum cut (Stoer–Wagner)."""
+            import networkx as nx
+
+            support = values > 1e-6
+            graph = coo_array((values[support], (iu[support], ju[support])), shape=(n, n))
+            count, label = connected_components(graph, directed=False)
+            if count > 1:
+                return [label == c for c in range(count)]
+            g = nx.Graph()
+            g.add_weighted_edges_from(zip(iu[support].tolist(), ju[support].tolist(), values[support].tolist()))
+            cut, (side, _) = nx.stoer_wagner(g)
+            if cut < 2 - 1e-6:
+                inside = np.zeros(n, dtype=bool)
+                inside[side] = True
+                return [inside]
+            return []
+
         class SubtourElimination(Conshdlr):
             def _values(self, solution=None) -> np.ndarray:
                 return np.array([self.model.getSolVal(solution, v) for v in x])
 
-            def _cut(self, solution=None) -> bool:
-                count, label = components(self._values(solution))
-                if count == 1:
-                    return False
-                for c in range(count):
-                    inside = label == c
+            def _add_cuts(self, sets: list[np.ndarray]) -> None:
+                for inside in sets:
                     crossing = np.flatnonzero(inside[iu] != inside[ju])
                     self.model.addCons(quicksum(x[e] for e in crossing) >= 2, removable=True)
-                return True
 
             def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
                 count, _ = components(self._values(solution))
                 return {"result": SCIP_RESULT.FEASIBLE if count == 1 else SCIP_RESULT.INFEASIBLE}
 
+            def conssepalp(self, constraints, nusefulconss):
+                sets = violated_sets(self._values())
+                self._add_cuts(sets)
+                return {"result": SCIP_RESULT.CONSADDED if sets else SCIP_RESULT.DIDNOTFIND}
+
             def consenfolp(self, constraints, nusefulconss, solinfeasible):
-                return {"result": SCIP_RESULT.CONSADDED if self._cut() else SCIP_RESULT.FEASIBLE}
+                count, label = components(self._values())
+                if count == 1:
+                    return {"result": SCIP_RESULT.FEASIBLE}
+                self._add_cuts([label == c for c in range(count)])
+                return {"result": SCIP_RESULT.CONSADDED}
 
             def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
                 count, _ = components(self._values())
@@ -134,7 +158,9 @@ class TSP(Problem):
                     self.model.addVarLocksType(v, locktype, nlockspos + nlocksneg, nlockspos + nlocksneg)
 
         handler = SubtourElimination()
-        model.includeConshdlr(handler, "subtour", "TSP subtour elimination", enfopriority=-1, chckpriority=-1)
+        model.includeConshdlr(
+            handler, "subtour", "TSP subtour elimination", sepapriority=1, enfopriority=-1, chckpriority=-1, sepafreq=1
+        )
         model.addPyCons(model.createCons(handler, "subtour", modifiable=False))
         model.setMinimize()
 

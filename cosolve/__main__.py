@@ -1,0 +1,5 @@
+import sys
+
+from cosolve.cli.main import main
+
+sys.exit(main())

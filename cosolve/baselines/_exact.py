@@ -1,0 +1,102 @@
+"""Helpers shared by the exact-solver baselines (SCIP, CP-SAT, OR-Tools routing)."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from cosolve.core.deadline import Deadline
+from cosolve.core.result import Termination
+
+#: Problem kinds with an exact model (``Problem.scip_model``; ``cpsat_model`` for all of them too).
+EXACT_PROBLEMS = frozenset({"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip"})
+
+_INT32_MAX = 2**31 - 1
+
+T = TypeVar("T")
+
+
+class CallbackGuard:
+    """Keeps the first exception raised inside a solver callback.
+
+    Solver libraries swallow (or abort on) Python exceptions raised in their callbacks, so a
+    callback records the exception here, asks the solver to stop, and the method re-raises it
+    once the solver has returned (:meth:`reraise`).
+    """
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+
+    def record(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+
+    def reraise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+def time_left(deadline: Deadline) -> float | None:
+    """Seconds left for a sub-solver, ``None`` when there is no limit."""
+    remaining = deadline.remaining()
+    return None if math.isinf(remaining) else remaining
+
+
+def stopped(deadline: Deadline) -> Termination:
+    """Why a method that found its deadline up stops: an interrupt or the time limit."""
+    return Termination.INTERRUPTED if deadline.interrupted else Termination.TIME_LIMIT
+
+
+def ran_out_of_time(deadline: Deadline, slack: float = 0.05) -> bool:
+    """True if (almost) no time is left: a sub-solver that stopped now hit the time limit.
+
+    Sub-solvers start their own clock a little after the deadline's, so they may stop a few
+    milliseconds before it expires; ``slack`` absorbs that.
+    """
+    return deadline.remaining() <= slack
+
+
+def seed32(seed: int) -> int:
+    """A non-negative seed that fits the 32-bit seed parameters of SCIP and CP-SAT."""
+    return int(seed) % _INT32_MAX
+
+
+#: How often (seconds) the calling thread looks at the deadline while a sub-solver runs.
+POLL_INTERVAL = 0.05
+
+
+def run_in_worker(solve: Callable[[], T], stop: Callable[[], None], deadline: Deadline, name: str) -> T:
+    """Run ``solve()`` (a sub-solver call that releases the GIL) in a worker thread, and call
+    ``stop()`` from the calling thread once the deadline is interrupted or expired.
+
+    Python runs signal handlers in the main thread only, and only between bytecodes: while the
+    main thread waits here (in short joins, which signals wake), Ctrl-C reaches the Solver's
+    handler at once, which interrupts the deadline. On an exception in the calling thread (a
+    second Ctrl-C raises ``KeyboardInterrupt``) the sub-solver is stopped and joined before the
+    exception propagates. An exception of ``solve()`` is re-raised here.
+    """
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = solve()
+        except BaseException as error:  # re-raised in the calling thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name=name, daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(POLL_INTERVAL)
+            if deadline.stop_requested:
+                stop()
+    finally:
+        while worker.is_alive():  # only after an exception in this thread
+            stop()
+            worker.join(POLL_INTERVAL)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

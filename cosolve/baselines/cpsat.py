@@ -1,0 +1,155 @@
+"""OR-Tools CP-SAT on the problem's own exact model (``Problem.cpsat_model``), default settings."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cosolve.baselines._exact import (
+    EXACT_PROBLEMS,
+    CallbackGuard,
+    ran_out_of_time,
+    run_in_worker,
+    seed32,
+    stopped,
+    time_left,
+)
+from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.registry import register
+from cosolve.core.result import Status, Termination
+from cosolve.errors import InputError
+from cosolve.problems.base import ExactModel, Problem
+
+
+class _Decoder:
+    """Maps CP-SAT's solution vector (one value per model variable) to the problem's solution,
+    and CP-SAT's objective values to the problem's.
+
+    With non-integral objective coefficients CP-SAT optimises a scaled integer objective and
+    reports approximate values; :meth:`objective` then gives ``None`` so that the trace uses
+    its own evaluation of the solution.
+    """
+
+    def __init__(self, exact: ExactModel) -> None:
+        index = np.array([v.index for v in exact.variables], dtype=np.int64)
+        self.exact = exact
+        self.exact_objective = not exact.model.proto.has_floating_point_objective()
+        self.negated = index < 0  # a negated Boolean literal ``x.Not()`` has index ``-x.index - 1``
+        self.index = np.where(self.negated, -index - 1, index)
+
+    def __call__(self, solution: Any) -> np.ndarray:
+        values = np.asarray(solution, dtype=np.int64)[self.index]
+        values = np.where(self.negated, 1 - values, values)
+        return self.exact.decode(values.astype(np.float64))
+
+    def objective(self, value: float) -> float | None:
+        return value + self.exact.objective_offset if self.exact_objective else None
+
+
+def _make_callback(decoder: _Decoder, ctx: SolveContext, guard: CallbackGuard) -> Any:
+    from ortools.sat.python import cp_model
+
+    offset = decoder.exact.objective_offset
+
+    class Incumbents(cp_model.CpSolverSolutionCallback):
+        """Offers each solution CP-SAT finds (called from CP-SAT's threads) with its bound."""
+
+        def on_solution_callback(self) -> None:
+            try:
+                ctx.trace.offer(decoder(self.response_proto.solution), decoder.objective(self.objective_value))
+                ctx.trace.offer_bound(self.best_objective_bound + offset)
+            except BaseException as error:  # re-raised after the solve
+                guard.record(error)
+                self.stop_search()
+
+    return Incumbents()
+
+
+@register
+class CpSatMethod(Method):
+    """OR-Tools CP-SAT on the problem's exact model from :meth:`Problem.cpsat_model`.
+
+    Models: Boolean variables with ``add_bool_or`` (set cover, MDS) or ``add_at_most_one``
+    (MIS, MaxClique) rows, MaxCut with ``add_bool_xor`` edge literals, TSP with the global
+    ``add_circuit`` constraint on arc literals, MIP only when every variable is integer with
+    finite bounds and every coefficient integral (an :class:`InputError` says so otherwise).
+    CP-SAT runs with its default parameters except ``num_workers`` (the thread budget),
+    ``random_seed`` (the seed, modulo 2^31-1), ``max_time_in_seconds`` (the time left *after*
+    building the model) and ``catch_sigint_signal`` (off).
+
+    Anytime trace: a solution callback offers every solution CP-SAT finds and the bound at
+    that moment; ``best_bound_callback`` reports each bound improvement. With non-integral
+    objective coefficients (weighted MaxCut, set cover with fractional costs) CP-SAT optimises
+    a scaled integer objective: objectives are then the problem's own evaluation, and the
+    optimum and bounds are accurate to CP-SAT's gap tolerance only.
+
+    Interruption: CP-SAT runs in a worker thread (it releases the GIL) while the calling
+    thread waits in short steps, so Ctrl-C reaches the Solver's handler at once, which
+    interrupts the deadline; the waiting thread then calls ``stop_search`` and the incumbent
+    is kept. ``Deadline.interrupt()`` from any other thread works the same way.
+    Statuses: OPTIMAL and INFEASIBLE are proofs; FEASIBLE/UNKNOWN give ``time_limit`` when
+    the time ran out (``interrupted`` after an interrupt, ``other_limit`` otherwise);
+    MODEL_INVALID raises an :class:`InputError` with CP-SAT's reason.
+    """
+
+    name: ClassVar[str] = "cpsat"
+    problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS
+    summary: ClassVar[str] = "OR-Tools CP-SAT on the problem's exact model, default parameters (threads = workers)"
+    options: ClassVar[dict[str, Option]] = {
+        "log": Option(bool, False, "print CP-SAT's search log to stderr"),
+    }
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from ortools.sat.python import cp_model
+
+        exact = problem.cpsat_model()
+        decoder = _Decoder(exact)
+        offset = exact.objective_offset
+        guard = CallbackGuard()
+        solver = cp_model.CpSolver()
+        params = solver.parameters
+        params.num_workers = ctx.threads
+        params.random_seed = seed32(ctx.seed)
+        params.catch_sigint_signal = False
+        if ctx.options.get("log", False):
+            params.log_search_progress = True
+            params.log_to_stdout = False
+            solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
+
+        def on_bound(bound: float) -> None:
+            try:
+                ctx.trace.offer_bound(bound + offset)
+            except BaseException as error:  # re-raised after the solve
+                guard.record(error)
+                solver.stop_search()
+
+        solver.best_bound_callback = on_bound
+        callback = _make_callback(decoder, ctx, guard)
+
+        remaining = time_left(ctx.deadline)  # measured after building the model
+        if ctx.deadline.stop_requested:
+            return Outcome(stopped(ctx.deadline))
+        if remaining is not None:
+            params.max_time_in_seconds = remaining
+        status = run_in_worker(lambda: solver.solve(exact.model, callback), solver.stop_search, ctx.deadline, "cosolve-cpsat")
+        guard.reraise()
+
+        if status == cp_model.MODEL_INVALID:
+            reason = exact.model.validate() or solver.solution_info() or "no reason given"
+            raise InputError(f"cpsat: CP-SAT rejected the model of {problem.name or problem.kind}: {reason}")
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            ctx.trace.offer(decoder(solver.response_proto.solution), decoder.objective(solver.objective_value))
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN):
+            ctx.trace.offer_bound(solver.best_objective_bound + offset)
+        if status == cp_model.OPTIMAL:
+            return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+        if status == cp_model.INFEASIBLE:
+            return Outcome(Termination.COMPLETED, Status.INFEASIBLE)
+        # FEASIBLE or UNKNOWN: CP-SAT stopped before a proof
+        if ctx.deadline.interrupted or ran_out_of_time(ctx.deadline):
+            return Outcome(stopped(ctx.deadline))
+        if remaining is not None and solver.wall_time >= remaining - 0.05:
+            return Outcome(Termination.TIME_LIMIT)
+        return Outcome(Termination.OTHER_LIMIT)

@@ -1,0 +1,60 @@
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``.
+
+Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
+exits with code 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cosolve.cli import info, methods, solve
+from cosolve.errors import CosolveError
+
+COMMANDS = {"solve": solve, "methods": methods, "info": info}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit code 2) instead of a usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"cosolve: error: {message} (see: {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, module in COMMANDS.items():
+        module.add_parser(sub)
+    return parser
+
+
+def _version() -> str:
+    from cosolve import __version__
+
+    return f"cosolve {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command].run(args)
+    except CosolveError as exc:
+        print(f"cosolve: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("cosolve: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

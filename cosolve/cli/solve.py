@@ -1,0 +1,94 @@
+"""``cosolve solve PATH --method NAME --time SECONDS``: solve one instance file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from cosolve.cli.common import fmt_gap, fmt_value
+from cosolve.core.options import parse_assignments
+from cosolve.core.result import TracePoint, relative_gap
+from cosolve.core.solver import Solver
+from cosolve.errors import UsageError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "solve",
+        help="solve one instance file",
+        description="Solve PATH with one method under a wall-clock budget. "
+        "Logs one line per improvement, then a summary (or one JSON object with --json).",
+    )
+    p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, edge list, TSPLIB)")
+    p.add_argument("--method", "-m", default="scip", help="method name (see: cosolve methods); default scip")
+    p.add_argument("--time", "-t", type=float, default=10.0, help="wall-clock budget in seconds (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--threads", type=int, default=1, help="threads the method may use (default 1)")
+    p.add_argument("--problem", "-p", help="problem kind; needed for graph files: mis, maxcut, maxclique, mds")
+    p.add_argument("--format", "-f", help="file format (default: detected from name and content)")
+    p.add_argument("--output", "-o", help="write the solution to this file (one line per item)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="method option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout, no log")
+
+
+def _check_output(path: str | None) -> None:
+    """Fail before solving, not after, if the solution could not be written."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise UsageError(f"--output {path}: is a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UsageError(f"--output {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"--output {path}: folder {parent} is not writable")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cosolve.io import read, write_solution
+
+    if not args.time > 0:
+        raise UsageError(f"--time must be a positive number of seconds, got {args.time:g}")
+    if args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
+    _check_output(args.output)
+    solver = Solver(args.method, time_limit=args.time, seed=args.seed, threads=args.threads, **parse_assignments(args.set))
+    solver._check()  # unknown method or option: fail before reading a large file
+
+    start = time.perf_counter()
+    problem = read(args.path, format=args.format, problem=args.problem)
+    read_time = time.perf_counter() - start
+    if not args.json:
+        sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
+        print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")
+        print(f"{args.method}: time limit {args.time:g} s, {args.threads} thread(s), seed {args.seed}")
+        print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
+
+    def log(point: TracePoint) -> None:
+        gap = fmt_gap(relative_gap(point.objective, point.bound))
+        print(f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {args.method}", flush=True)
+
+    result = solver.solve(problem, on_improvement=None if args.json else log)
+    if args.output and result.solution is not None:
+        write_solution(problem, result.solution, args.output)
+
+    if args.json:
+        out = result.to_dict(with_solution=False)
+        out.update(path=args.path, read_time=read_time, output=args.output)
+        print(json.dumps(out))
+    else:
+        print(f"status       {result.status.value}")
+        print(f"termination  {result.termination.value}")
+        print(f"objective    {fmt_value(result.objective)}")
+        print(f"bound        {fmt_value(result.bound)}")
+        print(f"gap          {fmt_gap(result.gap)}")
+        print(f"time         {result.time:.2f} s")
+        if args.output:
+            print(f"solution     {args.output if result.solution is not None else '(none found, nothing written)'}")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,154 @@
+"""The ``cpsat`` baseline: exact optima, proofs, model limits, time limit and interruption."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from cosolve import InputError, Solver, Status, Termination
+from cosolve.baselines.cpsat import CpSatMethod
+from cosolve.core.registry import methods
+from cosolve.problems import MIP, MaximumIndependentSet, SetCover
+
+
+def test_registered_with_every_exact_family():
+    cls = methods()["cpsat"]
+    assert cls is CpSatMethod and cls.summary and cls.__doc__
+    assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip"}
+    assert set(cls.options) == {"log"}
+
+
+def test_optimum_matches_brute_force(tiny_case, helpers):
+    problem, optimum = tiny_case
+    if isinstance(problem, MIP) and not problem.integrality.all():
+        pytest.skip("CP-SAT takes all-integer MIPs only (see test_continuous_variables_are_rejected)")
+    result = Solver("cpsat", time_limit=30).solve(problem)
+    assert result.termination is Termination.COMPLETED
+    helpers.assert_optimal(result, optimum)
+    assert problem.evaluate(result.solution).feasible
+
+
+def test_fractional_costs_use_the_problems_objective(helpers):
+    # CP-SAT scales a floating-point objective to integers; the reported objective is the
+    # problem's own evaluation of the solution, and the optimum is CP-SAT's.
+    base = helpers.tiny_setcover(3)
+    costs = np.random.default_rng(3).random(base.n_cols) * 5 + 0.1
+    problem = SetCover(costs, base.matrix)
+    scip = Solver("scip", time_limit=30).solve(problem)
+    result = Solver("cpsat", time_limit=30).solve(problem)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(scip.objective, abs=1e-3)
+    assert result.objective == problem.evaluate(result.solution).objective
+
+
+def test_several_workers_and_a_large_seed(helpers):
+    problem = helpers.tiny_integer_mip()
+    result = Solver("cpsat", time_limit=30, threads=2, seed=2**40 + 3).solve(problem)
+    assert result.status is Status.OPTIMAL and result.objective == pytest.approx(24.0)
+    assert result.threads == 2
+
+
+def test_infeasible_mip_is_proven_infeasible(helpers):
+    result = Solver("cpsat", time_limit=30).solve(helpers.infeasible_mip())
+    assert result.status is Status.INFEASIBLE and result.termination is Termination.COMPLETED
+    assert result.solution is None
+
+
+def test_continuous_variables_are_rejected(helpers):
+    with pytest.raises(InputError, match="all-integer"):
+        Solver("cpsat", time_limit=30).solve(helpers.tiny_mixed_mip())
+
+
+def test_unbounded_variables_are_rejected(helpers):
+    with pytest.raises(InputError, match="finite bounds"):
+        Solver("cpsat", time_limit=30).solve(helpers.unbounded_mip())
+
+
+def test_log_goes_to_stderr(helpers, capfd):
+    result = Solver("cpsat", time_limit=30, log=True).solve(helpers.tiny_setcover(1))
+    out, err = capfd.readouterr()
+    assert result.status is Status.OPTIMAL
+    assert out == "" and "CP-SAT" in err
+
+
+def test_errors_in_callbacks_are_raised():
+    class Broken(MaximumIndependentSet):
+        def cpsat_model(self):
+            exact = super().cpsat_model()
+
+            def decode(values):
+                raise RuntimeError("decode failed")
+
+            exact.decode = decode
+            return exact
+
+    with pytest.raises(RuntimeError, match="decode failed"):
+        Solver("cpsat", time_limit=30).solve(Broken(4, np.array([[0, 1], [1, 2]])))
+
+
+def test_no_solve_when_the_deadline_is_already_up(helpers):
+    problem = helpers.tiny_setcover(1)
+    ctx = helpers.context(problem, 1e-6)
+    time.sleep(0.01)
+    assert CpSatMethod().solve(problem, ctx).termination is Termination.TIME_LIMIT
+    ctx = helpers.context(problem)
+    ctx.deadline.interrupt()
+    assert CpSatMethod().solve(problem, ctx).termination is Termination.INTERRUPTED
+    assert ctx.trace.solution is None
+
+
+@pytest.mark.slow
+def test_time_limit_is_honoured(helpers):
+    problem = helpers.hard_setcover()
+    result = Solver("cpsat", time_limit=2).solve(problem)
+    print(f"cpsat: time {result.time:.3f} s for a 2 s limit (overshoot {result.time - 2:+.3f} s)")
+    assert result.termination is Termination.TIME_LIMIT and result.status is Status.FEASIBLE
+    assert problem.evaluate(result.solution).feasible
+    assert result.time <= 2 * 1.05 + 0.5
+    helpers.assert_monotone(result)
+
+
+@pytest.mark.slow
+def test_interrupt_from_another_thread(helpers):
+    problem = helpers.hard_maxcut()
+    ctx = helpers.context(problem, threads=2)
+    threading.Timer(1.0, ctx.deadline.interrupt).start()
+    start = time.perf_counter()
+    outcome = CpSatMethod({"log": False}).solve(problem, ctx)
+    elapsed = time.perf_counter() - start
+    assert outcome.termination is Termination.INTERRUPTED and outcome.proven is None
+    assert elapsed < 2.0
+    assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
+
+
+@pytest.mark.slow
+def test_ctrl_c_returns_the_incumbent(helpers):
+    run = helpers.run_and_interrupt("cpsat", "hard_setcover", threads=2)
+    print(f"cpsat: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
+    assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
+    assert run.result.objective is not None and run.to_exit < 5
+    assert "Traceback" not in run.stderr
+
+
+def test_the_worker_is_stopped_when_the_waiting_thread_raises():
+    # A second Ctrl-C raises KeyboardInterrupt in the waiting thread: the sub-solver must be
+    # stopped and joined before it propagates (shared by cpsat and scip).
+    from cosolve.baselines._exact import run_in_worker
+
+    stop = threading.Event()
+
+    class SecondCtrlC:
+        @property
+        def stop_requested(self):
+            raise KeyboardInterrupt
+
+    def solve():
+        stop.wait(10)
+        return "stopped"
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        run_in_worker(solve, stop.set, SecondCtrlC(), "test-worker")
+    assert stop.is_set() and time.perf_counter() - start < 1
+    assert not any(t.name == "test-worker" for t in threading.enumerate())

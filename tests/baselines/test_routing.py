@@ -1,0 +1,82 @@
+"""The ``ortools-routing`` baseline: guided local search on TSP, time limit and interruption."""
+
+import threading
+import time
+
+import pytest
+
+from cosolve import Solver, Status, Termination
+from cosolve.baselines.routing import OrToolsRouting
+from cosolve.core.registry import methods
+
+
+def test_registered_for_tsp_only():
+    cls = methods()["ortools-routing"]
+    assert cls is OrToolsRouting and cls.summary and cls.__doc__
+    assert cls.problems == {"tsp"}
+
+
+@pytest.mark.slow
+def test_finds_the_optimum_of_a_small_tour(helpers):
+    problem = helpers.tiny_tsp(1)
+    result = Solver("ortools-routing", time_limit=2).solve(problem)
+    assert result.objective == helpers.brute_force_tsp(problem)
+    assert problem.evaluate(result.solution).feasible
+    assert result.status is Status.FEASIBLE and result.termination is Termination.TIME_LIMIT
+    assert result.bound is None and result.gap is None
+    helpers.assert_monotone(result)
+
+
+def test_time_limit_is_honoured(helpers):
+    problem = helpers.hard_tsp()
+    result = Solver("ortools-routing", time_limit=1).solve(problem)
+    print(f"ortools-routing: time {result.time:.3f} s for a 1 s limit (overshoot {result.time - 1:+.3f} s)")
+    assert result.termination is Termination.TIME_LIMIT and result.status is Status.FEASIBLE
+    assert problem.evaluate(result.solution).feasible
+    assert result.time <= 1 * 1.05 + 0.5
+    assert len(result.trace) > 1
+    helpers.assert_monotone(result)
+
+
+def test_no_solve_when_the_deadline_is_already_up(helpers):
+    problem = helpers.tiny_tsp(1)
+    ctx = helpers.context(problem, 1e-6)
+    time.sleep(0.01)
+    assert OrToolsRouting().solve(problem, ctx).termination is Termination.TIME_LIMIT
+    assert ctx.trace.solution is None
+
+
+def test_errors_in_callbacks_are_raised(helpers):
+    problem = helpers.tiny_tsp(1)
+    ctx = helpers.context(problem, 5)
+
+    def offer(solution, objective=None):
+        raise RuntimeError("offer failed")
+
+    ctx.trace.offer = offer
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="offer failed"):
+        OrToolsRouting().solve(problem, ctx)
+    assert time.perf_counter() - start < 1
+
+
+@pytest.mark.slow
+def test_interrupt_from_another_thread(helpers):
+    problem = helpers.hard_tsp()
+    ctx = helpers.context(problem)
+    threading.Timer(1.0, ctx.deadline.interrupt).start()
+    start = time.perf_counter()
+    outcome = OrToolsRouting().solve(problem, ctx)
+    elapsed = time.perf_counter() - start
+    assert outcome.termination is Termination.INTERRUPTED and outcome.proven is None
+    assert elapsed < 2.5
+    assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
+
+
+@pytest.mark.slow
+def test_ctrl_c_returns_the_incumbent(helpers):
+    run = helpers.run_and_interrupt("ortools-routing", "hard_tsp")
+    print(f"ortools-routing: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
+    assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
+    assert run.result.objective is not None and run.to_exit < 5
+    assert "Traceback" not in run.stderr

@@ -1,0 +1,101 @@
+"""The command line as a user meets it: exit codes, one-line errors, valid JSON."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCP41 = ROOT / "instances" / "setcover" / "scp41.txt"
+EIL51 = ROOT / "instances" / "tsplib" / "eil51.tsp"
+
+
+def cosolve(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_solve_json_is_one_valid_object():
+    proc = cosolve("solve", SCP41, "--method", "greedy", "--time", "5", "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1
+    data = json.loads(lines[0])
+    for key in ("status", "termination", "objective", "bound", "gap", "time", "method", "instance"):
+        assert key in data
+    assert data["status"] == "feasible" and data["method"] == "greedy" and data["instance"] == "scp41"
+    assert 429 <= data["objective"] <= 1.15 * 429
+
+
+def test_solve_logs_improvements_and_writes_the_solution(tmp_path):
+    out = tmp_path / "scp41.sol"
+    proc = cosolve("solve", SCP41, "--method", "scip", "--time", "20", "--output", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "status       optimal" in proc.stdout
+    assert "objective    429" in proc.stdout
+    assert any(line.rstrip().endswith("scip") for line in proc.stdout.splitlines())  # improvement lines
+    columns = [int(line) for line in out.read_text().splitlines() if not line.startswith("#")]
+    import cosolve as cs
+
+    problem = cs.read(SCP41)
+    import numpy as np
+
+    x = np.zeros(problem.n_cols, dtype=np.int8)
+    x[np.array(columns) - 1] = 1
+    assert problem.evaluate(x).feasible and problem.evaluate(x).objective == 429
+
+
+def test_methods_and_info():
+    proc = cosolve("methods")
+    assert proc.returncode == 0
+    for name in ("scip", "cpsat", "greedy", "ortools-routing"):
+        assert name in proc.stdout
+    info = cosolve("info", EIL51, "--json")
+    assert info.returncode == 0
+    assert json.loads(info.stdout) | {"cities": 51} == json.loads(info.stdout)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["solve", "missing.txt", "--method", "greedy"], "missing.txt"),
+        (["solve", SCP41, "--method", "nosuch"], "valid methods:"),
+        (["solve", SCP41, "--method", "ortools-routing"], "does not solve setcover"),
+        (["solve", SCP41, "--method", "greedy", "--time", "-1"], "--time"),
+        (["solve", SCP41, "--method", "greedy", "--set", "nokey=1"], "unknown option"),
+        (["solve", SCP41, "--method", "greedy", "--output", "/nonexistent/dir/x.sol"], "does not exist"),
+        (["solve", "--method"], "error"),
+        (["info", ROOT / "instances"], "instances"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(args, needle):
+    proc = cosolve(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and needle in err[0]
+
+
+def test_malformed_file_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("3 4\n1 1 1 1\n2 1 2\n2 x 3\n1 4\n")
+    proc = cosolve("solve", bad, "--method", "greedy")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{bad}:4" in proc.stderr
+
+
+def test_output_is_not_touched_when_the_input_is_bad(tmp_path):
+    out = tmp_path / "keep.sol"
+    out.write_text("precious\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("3 4\n1 1\n")
+    proc = cosolve("solve", bad, "--method", "greedy", "--output", out)
+    assert proc.returncode == 2
+    assert out.read_text() == "precious\n"
+
+
+def test_scip_start_does_not_import_torch():
+    code = "import sys, cosolve.cli.main as m, cosolve.core.registry as r; r.methods(); print('torch' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip() == "False", proc.stderr

@@ -1,0 +1,29 @@
+import math
+import time
+
+import pytest
+
+from cosolve.core.deadline import Deadline
+
+
+def test_deadline_counts_down_and_expires():
+    d = Deadline(0.05)
+    assert not d.expired() and 0 < d.remaining() <= 0.05
+    time.sleep(0.06)
+    assert d.expired() and d.remaining() == 0.0 and d.stop_requested
+
+
+def test_interrupt_stops_and_wakes_a_wait():
+    d = Deadline(math.inf)
+    assert d.remaining() == math.inf and not d.stop_requested
+    d.interrupt()
+    assert d.interrupted and d.stop_requested
+    start = time.perf_counter()
+    assert d.wait(5.0)
+    assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan")])
+def test_deadline_rejects_non_positive_limits(bad):
+    with pytest.raises(ValueError):
+        Deadline(bad)

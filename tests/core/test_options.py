@@ -1,0 +1,38 @@
+import pytest
+
+from cosolve.core.method import Option
+from cosolve.core.options import parse_assignments, resolve_options
+from cosolve.errors import UsageError
+
+DECLARED = {
+    "size": Option(int, 10, "neighbourhood size"),
+    "rate": Option(float, 0.5, "a rate"),
+    "adaptive": Option(bool, True, "adapt"),
+    "mode": Option(str, "a", "mode", choices=("a", "b")),
+}
+
+
+def test_defaults_and_string_conversion():
+    values = resolve_options("m", DECLARED, parse_assignments(["size=3", "rate=1e-2", "adaptive=no", "mode=b"]))
+    assert values == {"size": 3, "rate": 0.01, "adaptive": False, "mode": "b"}
+    assert resolve_options("m", DECLARED, {"rate": 2}) ["rate"] == 2.0
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"sise": 3}, "unknown option 'sise' for method m; valid options: adaptive, mode, rate, size"),
+        ({"size": "x"}, "expected int"),
+        ({"adaptive": "maybe"}, "expected bool"),
+        ({"mode": "c"}, "choose one of a, b"),
+        ({"size": 2.5}, "expected int"),
+    ],
+)
+def test_bad_options_name_the_problem(given, message):
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        resolve_options("m", DECLARED, given)
+
+
+def test_parse_assignments_needs_key_value():
+    with pytest.raises(UsageError, match="KEY=VALUE"):
+        parse_assignments(["novalue"])

@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from cosolve import Solver, Status, Termination, UsageError, solve
+from cosolve.core.method import Method, Option, Outcome
+from cosolve.core.registry import _METHODS, get_method, methods
+from cosolve.problems import MaximumIndependentSet, SetCover
+
+
+class Enumerate(Method):
+    """Test method: enumerate all 0/1 vectors in Gray-code order until the deadline."""
+
+    name = "test-enumerate"
+    problems = frozenset({"setcover", "mis"})
+    options = {"prove": Option(bool, True, "claim optimality after a full enumeration")}
+
+    def solve(self, problem, ctx):
+        n = problem.n_cols if problem.kind == "setcover" else problem.n
+        for k in range(2**n):
+            if ctx.deadline.stop_requested:
+                return Outcome(Termination.TIME_LIMIT)
+            ctx.trace.offer(np.array([(k >> i) & 1 for i in range(n)], dtype=np.int8))
+        return Outcome(Termination.COMPLETED, Status.OPTIMAL if ctx.options["prove"] else None)
+
+
+@pytest.fixture(autouse=True)
+def _registered():
+    _METHODS[Enumerate.name] = Enumerate
+    yield
+    _METHODS.pop(Enumerate.name, None)
+
+
+def tiny_cover():
+    # rows x cols; optimum picks columns 0 and 2 (cost 2+2 = 4) against 5 for column 3 + 1
+    a = sp.csr_array(np.array([[1, 0, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1], [0, 1, 1, 0]]))
+    return SetCover(np.array([2.0, 3.0, 2.0, 5.0]), a, name="tiny")
+
+
+def test_solver_returns_the_optimum_with_its_trace():
+    result = Solver("test-enumerate", time_limit=5).solve(tiny_cover())
+    assert result.status is Status.OPTIMAL and result.termination is Termination.COMPLETED
+    assert result.objective == 4.0 and result.bound == 4.0 and result.gap == 0.0
+    objectives = [p.objective for p in result.trace]
+    assert objectives == sorted(objectives, reverse=True)
+    assert list(result.solution) == [1, 0, 1, 0]
+    assert result.instance == "tiny" and result.method == "test-enumerate"
+
+
+def test_without_proof_the_status_is_feasible():
+    result = solve(tiny_cover(), method="test-enumerate", prove=False)
+    assert result.status is Status.FEASIBLE and result.bound is None and result.gap is None
+
+
+def test_time_limit_returns_the_incumbent():
+    mis = MaximumIndependentSet(40, np.array([[i, i + 1] for i in range(39)]))
+    result = Solver("test-enumerate", time_limit=0.3).solve(mis)
+    assert result.termination is Termination.TIME_LIMIT and result.status is Status.FEASIBLE
+    assert result.time < 0.3 * 1.05 + 0.5
+    assert mis.evaluate(result.solution).feasible
+
+
+def test_unknown_method_lists_the_valid_ones():
+    with pytest.raises(UsageError, match=r"unknown method 'nope'; valid methods: .*test-enumerate"):
+        get_method("nope")
+    assert "test-enumerate" in methods()
+
+
+def test_unsupported_problem_and_bad_parameters_are_usage_errors():
+    from cosolve.problems import TSP
+
+    tsp = TSP(np.array([[0, 0], [1, 0], [0, 1.0]]))
+    with pytest.raises(UsageError, match="does not solve tsp problems; it solves: mis, setcover"):
+        Solver("test-enumerate").solve(tsp)
+    for kwargs in ({"time_limit": -1}, {"time_limit": 0}, {"threads": 0}, {"seed": -3}):
+        with pytest.raises(UsageError):
+            Solver("test-enumerate", **kwargs).solve(tiny_cover())
+    with pytest.raises(UsageError, match="unknown option 'bogus'"):
+        Solver("test-enumerate", bogus=1).solve(tiny_cover())
+
+
+def test_fit_returns_self_and_keeps_the_method():
+    solver = Solver("test-enumerate")
+    assert solver.fit([tiny_cover()]) is solver
+    assert isinstance(solver.method_, Enumerate)
