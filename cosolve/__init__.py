@@ -8,7 +8,7 @@ from cosolve.errors import CosolveError, InputError, UsageError
 __version__ = "0.1.0"
 
 
-def read(path, *, format=None, problem=None):  # noqa: ANN001, ANN201 - thin re-export, see cosolve.io.read
+def read(path, *, format=None, problem=None):
     """Read an instance file into a Problem (see :func:`cosolve.io.read`)."""
     from cosolve.io import read as _read
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -88,7 +89,14 @@ def _make_watcher(exact: ExactModel, ctx: SolveContext, guard: CallbackGuard) ->
 def _optimize(model: Any, ctx: SolveContext) -> None:
     """``model.optimizeNogil()`` in a worker thread; the calling thread interrupts SCIP when the
     deadline is interrupted (see :func:`run_in_worker`)."""
-    run_in_worker(model.optimizeNogil, model.interruptSolve, ctx.deadline, "cosolve-scip")
+
+    def interrupt() -> None:
+        # SCIP refuses interruptSolve outside its solving stages (e.g. while it sets up or frees
+        # the transformed problem); the caller keeps asking until the worker has returned.
+        with contextlib.suppress(Exception):
+            model.interruptSolve()
+
+    run_in_worker(model.optimizeNogil, interrupt, ctx.deadline, "cosolve-scip")
 
 
 def _resolve_inforunbd(model: Any, watcher: Any, ctx: SolveContext) -> Status | None:

@@ -10,7 +10,9 @@ from cosolve.io import read
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("info", help="print what a file holds (family, sizes)", description="Read PATH and print its problem family and sizes.")
+    p = sub.add_parser(
+        "info", help="print what a file holds (family, sizes)", description="Read PATH and print its problem family and sizes."
+    )
     p.add_argument("path", help="instance file")
     p.add_argument("--problem", help="problem kind for graph files: mis, maxcut, maxclique, mds")
     p.add_argument("--format", help="file format (default: detected)")

@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, module in COMMANDS.items():
+    for _name, module in COMMANDS.items():
         module.add_parser(sub)
     return parser
 

@@ -71,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
 
     def log(point: TracePoint) -> None:
         gap = fmt_gap(relative_gap(point.objective, point.bound))
-        print(f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {args.method}", flush=True)
+        print(
+            f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {args.method}",
+            flush=True,
+        )
 
     result = solver.solve(problem, on_improvement=None if args.json else log)
     if args.output and result.solution is not None:

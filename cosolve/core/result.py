@@ -102,7 +102,7 @@ class Trace:
         (an :class:`AssertionError` otherwise, since that is a bug in the method).
         """
         solution = np.array(solution, copy=True)
-        value, feasible, violation = self._evaluate(solution)
+        value, feasible, _violation = self._evaluate(solution)
         if objective is not None and not math.isclose(value, objective, rel_tol=1e-6, abs_tol=1e-6):
             raise AssertionError(f"method reported objective {objective} but the solution evaluates to {value}")
         if not feasible:

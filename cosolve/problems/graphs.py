@@ -141,7 +141,9 @@ class MaximumClique(GraphProblem):
             dense = sub.toarray()
             np.fill_diagonal(dense, 1)
             a, b = np.argwhere(dense == 0)[0]
-            return Evaluation(float(k), False, f"selected nodes {self._label(chosen[a])} and {self._label(chosen[b])} are not adjacent")
+            return Evaluation(
+                float(k), False, f"selected nodes {self._label(chosen[a])} and {self._label(chosen[b])} are not adjacent"
+            )
         return Evaluation(float(k), True)
 
     def scip_model(self) -> ExactModel:
@@ -187,7 +189,7 @@ class MaxCut(GraphProblem):
 
         model = Model(self.name or self.kind)
         x = [model.addVar(f"x{i}", vtype="B", ub=0.0 if i == 0 else 1.0) for i in range(self.n)]
-        for k, ((u, v), w) in enumerate(zip(self.edges.tolist(), self.weights.tolist())):
+        for k, ((u, v), w) in enumerate(zip(self.edges.tolist(), self.weights.tolist(), strict=False)):
             y = model.addVar(f"y{k}", vtype="B", obj=w)
             model.addCons(y <= x[u] + x[v])
             model.addCons(y <= 2 - x[u] - x[v])

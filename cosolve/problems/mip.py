@@ -105,7 +105,9 @@ class MIP(Problem):
         for bad, what in ((activity < self.row_lower - rtol, "below"), (activity > self.row_upper + rtol, "above")):
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                return Evaluation(objective, False, f"constraint {self.row_names[i]} has activity {activity[i]:g} {what} its bound")
+                return Evaluation(
+                    objective, False, f"constraint {self.row_names[i]} has activity {activity[i]:g} {what} its bound"
+                )
         return Evaluation(objective, True)
 
     def solution_lines(self, solution: np.ndarray) -> list[str]:
@@ -117,6 +119,7 @@ class MIP(Problem):
         from pyscipopt import Model, quicksum
 
         model = Model(self.name or "mip")
+
         def clip(v: float) -> float | None:
             return None if not np.isfinite(v) else float(v)
 
@@ -133,7 +136,7 @@ class MIP(Problem):
         a = self.matrix
         for i in range(self.m):
             cols, vals = a.indices[a.indptr[i] : a.indptr[i + 1]], a.data[a.indptr[i] : a.indptr[i + 1]]
-            expr = quicksum(float(v) * x[j] for j, v in zip(cols.tolist(), vals.tolist()))
+            expr = quicksum(float(v) * x[j] for j, v in zip(cols.tolist(), vals.tolist(), strict=False))
             lo, hi = self.row_lower[i], self.row_upper[i]
             if lo == hi:
                 model.addCons(expr == float(lo), name=self.row_names[i])

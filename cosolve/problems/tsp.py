@@ -92,9 +92,12 @@ class TSP(Problem):
         iu, ju = self._edge_list()
         d = self.distances
         model = Model(self.name or "tsp")
-        x = [model.addVar(f"x{i + 1}_{j + 1}", vtype="B", obj=float(d[i, j])) for i, j in zip(iu.tolist(), ju.tolist())]
+        x = [
+            model.addVar(f"x{i + 1}_{j + 1}", vtype="B", obj=float(d[i, j]))
+            for i, j in zip(iu.tolist(), ju.tolist(), strict=False)
+        ]
         incident: list[list[int]] = [[] for _ in range(n)]
-        for e, (i, j) in enumerate(zip(iu.tolist(), ju.tolist())):
+        for e, (i, j) in enumerate(zip(iu.tolist(), ju.tolist(), strict=False)):
             incident[i].append(e)
             incident[j].append(e)
         for i in range(n):
@@ -116,7 +119,7 @@ class TSP(Problem):
             if count > 1:
                 return [label == c for c in range(count)]
             g = nx.Graph()
-            g.add_weighted_edges_from(zip(iu[support].tolist(), ju[support].tolist(), values[support].tolist()))
+            g.add_weighted_edges_from(zip(iu[support].tolist(), ju[support].tolist(), values[support].tolist(), strict=False))
             cut, (side, _) = nx.stoer_wagner(g)
             if cut < 2 - 1e-6:
                 inside = np.zeros(n, dtype=bool)
@@ -211,7 +214,7 @@ class TSP(Problem):
                     src.append(i)
                     dst.append(j)
         model.add_circuit(arcs)
-        model.minimize(cp_model.LinearExpr.weighted_sum(literals, [int(d[i, j]) for i, j in zip(src, dst)]))
+        model.minimize(cp_model.LinearExpr.weighted_sum(literals, [int(d[i, j]) for i, j in zip(src, dst, strict=False)]))
         src_a, dst_a = np.array(src), np.array(dst)
 
         def decode(values: np.ndarray) -> np.ndarray:
@@ -228,7 +231,7 @@ def tour_from_edges(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     stops early and the returned array repeats cities, which :meth:`TSP.evaluate` rejects.
     """
     nbrs: list[list[int]] = [[] for _ in range(n)]
-    for u, v in zip(np.asarray(a).tolist(), np.asarray(b).tolist()):
+    for u, v in zip(np.asarray(a).tolist(), np.asarray(b).tolist(), strict=False):
         nbrs[u].append(v)
         nbrs[v].append(u)
     tour = [0]

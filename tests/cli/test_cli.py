@@ -13,7 +13,9 @@ EIL51 = ROOT / "instances" / "tsplib" / "eil51.tsp"
 
 
 def cosolve(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_solve_json_is_one_valid_object():

@@ -15,7 +15,7 @@ DECLARED = {
 def test_defaults_and_string_conversion():
     values = resolve_options("m", DECLARED, parse_assignments(["size=3", "rate=1e-2", "adaptive=no", "mode=b"]))
     assert values == {"size": 3, "rate": 0.01, "adaptive": False, "mode": "b"}
-    assert resolve_options("m", DECLARED, {"rate": 2}) ["rate"] == 2.0
+    assert resolve_options("m", DECLARED, {"rate": 2})["rate"] == 2.0
 
 
 @pytest.mark.parametrize(

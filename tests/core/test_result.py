@@ -32,7 +32,9 @@ def test_relative_gap(objective, bound, expected):
 
 def _trace(sense=Sense.MINIMIZE):
     clock = iter(range(100)).__next__
-    return Trace(sense, lambda: float(clock()), lambda x: (float(np.sum(x)), bool(x[0] == 1), None if x[0] == 1 else "x0 must be 1"))
+    return Trace(
+        sense, lambda: float(clock()), lambda x: (float(np.sum(x)), bool(x[0] == 1), None if x[0] == 1 else "x0 must be 1")
+    )
 
 
 def test_trace_keeps_only_feasible_improvements():

@@ -1,3 +1,5 @@
+from typing import ClassVar
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,7 +15,7 @@ class Enumerate(Method):
 
     name = "test-enumerate"
     problems = frozenset({"setcover", "mis"})
-    options = {"prove": Option(bool, True, "claim optimality after a full enumeration")}
+    options: ClassVar[dict[str, Option]] = {"prove": Option(bool, True, "claim optimality after a full enumeration")}
 
     def solve(self, problem, ctx):
         n = problem.n_cols if problem.kind == "setcover" else problem.n

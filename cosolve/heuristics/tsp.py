@@ -1,0 +1,299 @@
+"""TSP heuristics on points in the plane: nearest neighbour tour and 2-opt.
+
+Distances are TSPLIB EUC_2D, ``floor(||p_a - p_b|| + 0.5)``, computed on the fly from
+``coords`` (n, 2) float64 (the same values as :attr:`cosolve.problems.TSP.distances`, without
+the n x n matrix). Tours are (n,) int64 permutations of 0..n-1 (a closed cycle). Because the
+distances are integers, a 2-opt move improves exactly when its delta is negative.
+
+The ``*_kernel`` functions are numba ``@njit`` and do bounded amounts of work per call, so
+the Python drivers can poll a deadline between calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+NEIGHBOR_LIST_MIN_CITIES = 1000  # from this size on, nearest neighbour and 2-opt use candidate lists first
+NEIGHBORS = 10  # candidates per city
+
+
+@njit("float64(float64[:, ::1], int64, int64)", cache=True)
+def euc2d(coords: np.ndarray, a: int, b: int) -> float:
+    """EUC_2D distance between cities ``a`` and ``b``."""
+    dx = coords[a, 0] - coords[b, 0]
+    dy = coords[a, 1] - coords[b, 1]
+    return np.floor(np.sqrt(dx * dx + dy * dy) + 0.5)
+
+
+@njit(cache=True)
+def tour_length_kernel(coords: np.ndarray, tour: np.ndarray) -> float:
+    """Length of the closed tour (n,)."""
+    n = tour.size
+    total = 0.0
+    for k in range(n):
+        total += euc2d(coords, tour[k], tour[(k + 1) % n])
+    return total
+
+
+# --------------------------------------------------------------------------- nearest neighbour
+
+
+@njit(cache=True)
+def nearest_neighbor_kernel(
+    coords: np.ndarray, tour: np.ndarray, visited: np.ndarray, k: int, steps: int, neighbors: np.ndarray
+) -> int:
+    """Extend the partial tour ``tour[:k]`` (``visited`` (n,) int8 marks its cities) by up to
+    ``steps`` nearest-neighbour steps; returns the new length ``k``.
+
+    The next city is the nearest unvisited one (ties: smaller index), found by a full scan;
+    if ``neighbors`` (n, K) int64 is not empty, the first unvisited city of the current
+    city's candidate list is taken instead when there is one.
+    """
+    n = tour.size
+    end = min(n, k + steps)
+    use_lists = neighbors.shape[0] == n and neighbors.shape[1] > 0
+    while k < end:
+        cur = tour[k - 1]
+        best = -1
+        if use_lists:
+            for t in range(neighbors.shape[1]):
+                c = neighbors[cur, t]
+                if visited[c] == 0:
+                    best = c
+                    break
+        if best < 0:
+            best_d = np.inf
+            for c in range(n):
+                if visited[c] == 0:
+                    d = euc2d(coords, cur, c)
+                    if d < best_d:
+                        best_d = d
+                        best = c
+        tour[k] = best
+        visited[best] = 1
+        k += 1
+    return k
+
+
+# --------------------------------------------------------------------------- 2-opt
+
+
+@njit(cache=True)
+def two_opt_sweep_kernel(coords: np.ndarray, tour: np.ndarray, i_start: int, i_stop: int) -> int:
+    """First-improvement 2-opt over the first edges ``i_start <= i < i_stop`` of ``tour``.
+
+    For edge (t[i], t[i+1]) and every later non-adjacent edge (t[j], t[j+1]), a move with
+    ``d(t_i, t_j) + d(t_i+1, t_j+1) < d(t_i, t_i+1) + d(t_j, t_j+1)`` is applied at once
+    (reversing ``t[i+1..j]``) and the scan goes on. Returns the number of moves; a full
+    sweep (all i) with no move means the tour is 2-opt optimal.
+    """
+    n = tour.size
+    moves = 0
+    for i in range(i_start, min(i_stop, n - 2)):
+        a = tour[i]
+        b = tour[i + 1]
+        d_ab = euc2d(coords, a, b)
+        j_end = n if i > 0 else n - 1  # for i == 0 the last edge (t[n-1], t[0]) touches a
+        for j in range(i + 2, j_end):
+            c = tour[j]
+            d = tour[(j + 1) % n]
+            delta = euc2d(coords, a, c) + euc2d(coords, b, d) - d_ab - euc2d(coords, c, d)
+            if delta < 0.0:
+                lo, hi = i + 1, j
+                while lo < hi:
+                    tour[lo], tour[hi] = tour[hi], tour[lo]
+                    lo += 1
+                    hi -= 1
+                moves += 1
+                b = tour[i + 1]
+                d_ab = euc2d(coords, a, b)
+    return moves
+
+
+@njit(cache=True)
+def _reverse_path(tour: np.ndarray, pos: np.ndarray, i: int, j: int) -> None:
+    """Reverse the cyclic path tour[i..j] (positions, going forward), or its complement when
+    shorter; both give the same cycle. Keeps ``pos`` (city -> position) in step."""
+    n = tour.size
+    length = (j - i) % n + 1
+    if 2 * length > n:
+        i, j = (j + 1) % n, (i - 1) % n
+        length = n - length
+    for _ in range(length // 2):
+        ci, cj = tour[i], tour[j]
+        tour[i], tour[j] = cj, ci
+        pos[cj], pos[ci] = i, j
+        i += 1
+        if i == n:
+            i = 0
+        j -= 1
+        if j < 0:
+            j = n - 1
+
+
+@njit(cache=True)
+def two_opt_neighbors_kernel(
+    coords: np.ndarray,
+    tour: np.ndarray,
+    pos: np.ndarray,
+    neighbors: np.ndarray,
+    queue: np.ndarray,
+    queued: np.ndarray,
+    head: int,
+    count: int,
+    max_moves: int,
+) -> tuple[int, int, int]:
+    """2-opt restricted to candidate lists, with a FIFO of active cities ("don't-look bits").
+
+    ``pos`` (n,) is the inverse of ``tour``; ``neighbors`` (n, K) the candidates of each city
+    by increasing distance; ``queue`` (n,) a circular FIFO holding ``count`` cities from
+    ``head`` on, ``queued`` (n,) int8 their flags. For the active city a and each of its two
+    tour edges (a, b), a move adding edge (a, c) for a candidate c with d(a, c) < d(a, b) is
+    applied at once, and its four endpoints become active again. Stops when the queue is
+    empty (a local optimum for these moves) or after ``max_moves``.
+    Returns ``(head, count, moves)``.
+    """
+    n = tour.size
+    moves = 0
+    while count > 0 and moves < max_moves:
+        a = queue[head]
+        head = (head + 1) % n
+        count -= 1
+        queued[a] = 0
+        improved = True
+        while improved and moves < max_moves:
+            improved = False
+            for direction in range(2):
+                pa = pos[a]
+                b = tour[(pa + 1) % n] if direction == 0 else tour[(pa - 1) % n]
+                d_ab = euc2d(coords, a, b)
+                for t in range(neighbors.shape[1]):
+                    c = neighbors[a, t]
+                    d_ac = euc2d(coords, a, c)
+                    if d_ac >= d_ab:
+                        break
+                    pc = pos[c]
+                    d = tour[(pc + 1) % n] if direction == 0 else tour[(pc - 1) % n]
+                    if c == b or d == a:
+                        continue
+                    delta = d_ac + euc2d(coords, b, d) - d_ab - euc2d(coords, c, d)
+                    if delta < 0.0:
+                        if direction == 0:  # ... a b ... c d ...  ->  reverse b..c
+                            _reverse_path(tour, pos, pos[b], pc)
+                        else:  # ... d c ... b a ...  ->  reverse c..b
+                            _reverse_path(tour, pos, pc, pos[b])
+                        moves += 1
+                        for e in (a, b, c, d):
+                            if queued[e] == 0:
+                                queued[e] = 1
+                                queue[(head + count) % n] = e
+                                count += 1
+                        improved = True
+                        break
+                if improved:
+                    break
+    return head, count, moves
+
+
+# --------------------------------------------------------------------------- Python entry points
+
+
+def candidate_lists(coords: np.ndarray, k: int = NEIGHBORS) -> np.ndarray:
+    """(n, min(k, n-1)) int64: each city's nearest other cities by increasing distance."""
+    from scipy.spatial import cKDTree
+
+    coords = np.asarray(coords, dtype=np.float64)
+    k = min(k, len(coords) - 1)
+    _, idx = cKDTree(coords).query(coords, k=k + 1)
+    idx = idx.astype(np.int64)
+    out = idx[:, 1:].copy()
+    for r in np.flatnonzero(idx[:, 0] != np.arange(len(coords))):  # duplicate points: the city itself may come later
+        out[r] = idx[r][idx[r] != r][:k]
+    return out
+
+
+def tour_length(coords: np.ndarray, tour: np.ndarray) -> float:
+    """Length of the closed ``tour`` (n,) over ``coords`` (n, 2)."""
+    return float(tour_length_kernel(np.ascontiguousarray(coords, dtype=np.float64), np.asarray(tour, dtype=np.int64)))
+
+
+def nearest_neighbor_tour(
+    coords: np.ndarray,
+    *,
+    start: int = 0,
+    neighbors: np.ndarray | None = None,
+    stop: Callable[[], bool] | None = None,
+    work_per_check: int = 20_000_000,
+) -> np.ndarray | None:
+    """Nearest neighbour tour (n,) int64 from ``start``; None if ``stop`` fired first.
+
+    With ``neighbors`` (from :func:`candidate_lists`) the candidates are tried before a
+    full scan, which makes it fast on large instances (then ties may differ from the scan).
+    """
+    coords = np.ascontiguousarray(coords, dtype=np.float64)
+    n = len(coords)
+    tour = np.empty(n, np.int64)
+    visited = np.zeros(n, np.int8)
+    tour[0] = start
+    visited[start] = 1
+    lists = np.empty((0, 0), np.int64) if neighbors is None else np.ascontiguousarray(neighbors, dtype=np.int64)
+    steps = n if stop is None else max(1, work_per_check // n)
+    k = 1
+    while k < n:
+        if stop is not None and stop():
+            return None
+        k = nearest_neighbor_kernel(coords, tour, visited, k, steps, lists)
+    return tour
+
+
+def two_opt(
+    coords: np.ndarray,
+    tour: np.ndarray,
+    *,
+    neighbors: np.ndarray | None = None,
+    stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[np.ndarray], None] | None = None,
+    work_per_check: int = 5_000_000,
+) -> tuple[np.ndarray, bool]:
+    """Improve ``tour`` (n,) with 2-opt until no move improves it or ``stop`` fires.
+
+    With ``neighbors`` (n, K), a candidate-list 2-opt runs first (fast on large instances);
+    then full first-improvement sweeps over all pairs of edges run until one sweep finds no
+    move, which makes the result 2-opt optimal. Work runs in chunks of about
+    ``work_per_check`` pair evaluations; between chunks ``stop`` is polled and, after a chunk
+    that changed the tour, ``on_progress`` is called with it (the live array: copy it to keep
+    it; throttle in the callback).
+    Returns ``(tour, converged)``; converged is False if ``stop`` ended it early.
+    """
+    coords = np.ascontiguousarray(coords, dtype=np.float64)
+    tour = np.array(tour, dtype=np.int64, copy=True)
+    n = len(tour)
+    if neighbors is not None and n > 3:
+        lists = np.ascontiguousarray(neighbors, dtype=np.int64)
+        pos = np.empty(n, np.int64)
+        pos[tour] = np.arange(n)
+        queue = tour.copy()
+        queued = np.ones(n, np.int8)
+        head, count = 0, n
+        moves_per_call = max(10, work_per_check // n)  # a move reverses up to n/2 cities
+        while count > 0:
+            if stop is not None and stop():
+                return tour, False
+            head, count, moves = two_opt_neighbors_kernel(coords, tour, pos, lists, queue, queued, head, count, moves_per_call)
+            if moves and on_progress is not None:
+                on_progress(tour)
+    rows = max(1, work_per_check // max(n, 1))
+    while True:
+        sweep_moves = 0
+        for i in range(0, n - 2, rows):
+            if stop is not None and stop():
+                return tour, False
+            moves = two_opt_sweep_kernel(coords, tour, i, i + rows)
+            sweep_moves += moves
+            if moves and on_progress is not None:
+                on_progress(tour)
+        if sweep_moves == 0:
+            return tour, True

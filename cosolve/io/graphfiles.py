@@ -1,0 +1,145 @@
+"""Graph files: DIMACS (``p edge N M`` / ``e u v [w]``) and plain edge lists (``u v [w]``).
+
+Both give a graph problem of the requested kind (``mis``, ``maxcut``, ``maxclique``, ``mds``)
+via ``GRAPH_PROBLEMS[kind](n, edges, weights=..., labels=..., name=...)``; edges are 0-based
+node pairs (E, 2), weights (E,) floats (1 where a line has none), labels (n,) the node names
+of the file (DIMACS: 1..N; edge lists: the sorted distinct integer labels).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from cosolve.errors import InputError
+from cosolve.io.detect import GRAPH_KINDS, instance_name, read_text
+from cosolve.io.solution import atomic_write
+from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
+
+
+def _kind(problem: str | None, where: str) -> type[GraphProblem]:
+    if problem not in GRAPH_KINDS:
+        raise InputError("a graph file needs the problem; pass --problem mis|maxcut|maxclique|mds", where=where)
+    return GRAPH_PROBLEMS[problem]
+
+
+def _int(text: str, at: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"{what} must be an integer, got {text!r}", where=at) from None
+
+
+def _weight(text: str, at: str) -> float:
+    try:
+        w = float(text)
+    except ValueError:
+        raise InputError(f"edge weight must be a number, got {text!r}", where=at) from None
+    if not np.isfinite(w):
+        raise InputError(f"edge weight must be finite, got {text!r}", where=at)
+    return w
+
+
+def _build(kind: type[GraphProblem], n: int, edges: list[tuple[int, int]], weights: list[float], labels, name: str, where: str):
+    e = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    try:
+        return kind(n, e, weights=np.array(weights, dtype=np.float64), labels=labels, name=name)
+    except InputError as err:
+        raise InputError(str(err), where=where) from None
+
+
+def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
+    """Read a DIMACS graph: ``c`` comments, one ``p FORMAT N M`` line (``edge``, ``col``, ...),
+    ``e u v [w]`` lines with 1 <= u, v <= N. The edge count M is not enforced (files often
+    list both u-v and v-u); endpoints outside 1..N are errors at their line."""
+    where = str(path)
+    kind = _kind(problem, where)
+    n: int | None = None
+    edges: list[tuple[int, int]] = []
+    weights: list[float] = []
+    for no, line in enumerate(read_text(path).splitlines(), 1):
+        fields = line.split()
+        if not fields or fields[0] == "c":
+            continue
+        at = f"{where}:{no}"
+        tag = fields[0]
+        if tag == "p":
+            if n is not None:
+                raise InputError("a second 'p' line", where=at)
+            if len(fields) != 4:
+                raise InputError(f"expected 'p edge N M', got {line.strip()!r}", where=at)
+            n = _int(fields[2], at, "the number of nodes")
+            m = _int(fields[3], at, "the number of edges")
+            if n < 1 or m < 0:
+                raise InputError(f"expected 'p edge N M' with N >= 1 and M >= 0, got {line.strip()!r}", where=at)
+        elif tag in ("e", "a"):
+            if n is None:
+                raise InputError("an edge before the 'p edge N M' line", where=at)
+            if len(fields) not in (3, 4):
+                raise InputError(f"expected 'e u v [weight]', got {line.strip()!r}", where=at)
+            u, v = _int(fields[1], at, "a node"), _int(fields[2], at, "a node")
+            for x in (u, v):
+                if not 1 <= x <= n:
+                    raise InputError(f"node {x} out of range 1..{n}", where=at)
+            edges.append((u - 1, v - 1))
+            weights.append(_weight(fields[3], at) if len(fields) == 4 else 1.0)
+        elif tag == "n":
+            raise InputError("node weights ('n' lines) are not supported", where=at)
+        else:
+            raise InputError(f"unknown DIMACS line type {tag!r} (expected c, p or e)", where=at)
+    if n is None:
+        raise InputError("no 'p edge N M' line", where=where)
+    return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where)
+
+
+def read_edgelist(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
+    """Read ``u v [w]`` lines (integer node labels, optional weight); ``#`` and ``%`` start
+    comments. Nodes are the sorted distinct labels, numbered 0..n-1; ``labels`` keeps them."""
+    where = str(path)
+    kind = _kind(problem, where)
+    ends: list[tuple[int, int]] = []
+    weights: list[float] = []
+    for no, raw in enumerate(read_text(path).splitlines(), 1):
+        line = raw.split("#", 1)[0].split("%", 1)[0]
+        fields = line.split()
+        if not fields:
+            continue
+        at = f"{where}:{no}"
+        if len(fields) not in (2, 3):
+            raise InputError(f"expected 'u v [weight]', got {raw.strip()!r}", where=at)
+        ends.append((_int(fields[0], at, "a node label"), _int(fields[1], at, "a node label")))
+        weights.append(_weight(fields[2], at) if len(fields) == 3 else 1.0)
+    if not ends:
+        raise InputError("no edges", where=where)
+    pairs = np.array(ends, dtype=np.int64)
+    labels = np.unique(pairs)
+    edges = np.searchsorted(labels, pairs)
+    return _build(kind, len(labels), edges.tolist(), weights, labels, instance_name(path), where)
+
+
+def _weight_text(graph: GraphProblem) -> list[str] | None:
+    w = graph.weights
+    if np.all(w == 1):
+        return None
+    return [str(int(x)) if x == int(x) else repr(float(x)) for x in w.tolist()]
+
+
+def write_dimacs(graph: GraphProblem, path: str | os.PathLike) -> None:
+    """Write ``graph`` as DIMACS (``p edge N M``, 1-based ``e`` lines; weights when not all 1).
+    Node numbers are positions 1..n, not labels."""
+    weights = _weight_text(graph)
+    lines = [f"c {graph.name or 'graph'} written by cosolve", f"p edge {graph.n} {len(graph.edges)}"]
+    for k, (u, v) in enumerate(graph.edges.tolist()):
+        lines.append(f"e {u + 1} {v + 1}" + (f" {weights[k]}" if weights else ""))
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def write_edgelist(graph: GraphProblem, path: str | os.PathLike) -> None:
+    """Write ``graph`` as ``u v [w]`` lines with the node labels (isolated nodes are lost)."""
+    weights = _weight_text(graph)
+    labels = graph.labels.tolist()
+    lines = [f"# {graph.name or 'graph'}: {graph.n} nodes, {len(graph.edges)} edges"]
+    for k, (u, v) in enumerate(graph.edges.tolist()):
+        lines.append(f"{labels[u]} {labels[v]}" + (f" {weights[k]}" if weights else ""))
+    atomic_write(path, "\n".join(lines) + "\n")

@@ -1,0 +1,171 @@
+"""Solution files, and the atomic-write helpers every writer in :mod:`cosolve.io` uses.
+
+A solution file holds ``problem.solution_lines(solution)`` one per line after a ``#`` header:
+set cover: the selected columns (1-based); graphs: the selected nodes by label (MaxCut: the
+nodes on side 1); TSP: the tour, one city per line (1-based); MIP: ``name value`` per nonzero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from cosolve.errors import InputError
+from cosolve.problems.base import Problem
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a temporary path in the target's folder; on success it replaces ``path``.
+
+    The temporary name keeps the target's extensions (``.mps``, ``.mps.gz``) because some
+    writers pick the format from the name. On any failure the temporary file is removed and
+    ``path`` is left as it was.
+    """
+    target = Path(os.fspath(path))
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"cannot write: folder {folder} does not exist", where=str(path))
+    suffix = "".join(target.suffixes[-2:]) if target.name.lower().endswith(".gz") else target.suffix
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=folder)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", where=str(path)) from None
+    os.close(fd)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", where=str(path)) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write ``data`` (str as UTF-8) to ``path`` atomically: all of it, or nothing changes."""
+    raw = data.encode() if isinstance(data, str) else data
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(raw)
+
+
+def write_solution(problem: Problem, solution: np.ndarray, path: str | os.PathLike) -> None:
+    """Write ``solution`` of ``problem`` to ``path`` (atomically; an existing file is replaced).
+
+    The first line is a comment ``# cosolve solution: problem=..., instance=..., objective=...``;
+    then ``problem.solution_lines(solution)``, one per line.
+    """
+    verdict = problem.evaluate(solution)
+    header = (
+        f"# cosolve solution: problem={problem.kind}, instance={problem.name or '-'}, "
+        f"objective={verdict.objective:.12g}, feasible={str(verdict.feasible).lower()}"
+    )
+    lines = [header, *problem.solution_lines(solution)]
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def _lines(path: str | os.PathLike) -> list[tuple[int, str]]:
+    """(line number, stripped text) of the non-blank, non-comment lines of a solution file."""
+    from cosolve.io.detect import read_text
+
+    return [(i, s) for i, line in enumerate(read_text(path).splitlines(), 1) if (s := line.strip()) and s[0] != "#"]
+
+
+def _int(text: str, where: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"expected {what}, got {text!r}", where=where) from None
+
+
+def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
+    """Parse a file written by :func:`write_solution` back into ``problem``'s solution array.
+
+    Set cover -> int8 0/1 vector over columns; graphs -> int8 0/1 vector over nodes (lines are
+    node labels); TSP -> int64 permutation (lines are 1-based cities); MIP -> float64 values
+    (lines ``name value``, unnamed variables 0). Other kinds: one value per line.
+    Raises :class:`InputError` naming ``path:line`` for a bad entry.
+    """
+    from cosolve.problems import MIP, TSP, GraphProblem, SetCover
+
+    rows = _lines(path)
+    where = str(path)
+    if isinstance(problem, SetCover):
+        x = np.zeros(problem.n_cols, dtype=np.int8)
+        for no, text in rows:
+            j = _int(text, f"{where}:{no}", "a column number")
+            if not 1 <= j <= problem.n_cols:
+                raise InputError(f"column {j} out of range 1..{problem.n_cols}", where=f"{where}:{no}")
+            x[j - 1] = 1
+        return x
+    if isinstance(problem, GraphProblem):
+        index = {str(label): i for i, label in enumerate(problem.labels.tolist())}
+        x = np.zeros(problem.n, dtype=np.int8)
+        for no, text in rows:
+            if text not in index:
+                raise InputError(f"no node labelled {text!r} in {problem.name or 'the graph'}", where=f"{where}:{no}")
+            x[index[text]] = 1
+        return x
+    if isinstance(problem, TSP):
+        tour = []
+        for no, text in rows:
+            c = _int(text, f"{where}:{no}", "a city number")
+            if not 1 <= c <= problem.n:
+                raise InputError(f"city {c} out of range 1..{problem.n}", where=f"{where}:{no}")
+            tour.append(c - 1)
+        return np.array(tour, dtype=np.int64)
+    if isinstance(problem, MIP):
+        index = {name: j for j, name in enumerate(problem.var_names)}
+        x = np.zeros(problem.n, dtype=np.float64)
+        for no, text in rows:
+            parts = text.split()
+            if len(parts) != 2 or parts[0] not in index:
+                raise InputError(f"expected 'variable value' with a variable of the model, got {text!r}", where=f"{where}:{no}")
+            try:
+                x[index[parts[0]]] = float(parts[1])
+            except ValueError:
+                raise InputError(f"not a number: {parts[1]!r}", where=f"{where}:{no}") from None
+        return x
+    values = []
+    for no, text in rows:
+        try:
+            values.append(float(text))
+        except ValueError:
+            raise InputError(f"not a number: {text!r}", where=f"{where}:{no}") from None
+    return np.array(values)
+
+
+def write_mps(problem: Problem, path: str | os.PathLike) -> None:
+    """Write ``problem``'s exact model (``problem.scip_model()``; for TSP the compact MTZ model)
+    with SCIP to ``path``; the format follows the extension (``.mps``, ``.lp``, ``.cip``, ...).
+
+    Atomic, and silent: SCIP's "wrote problem to file" message is suppressed.
+    """
+    from cosolve.problems import TSP
+
+    exact = problem.scip_model(compact=True) if isinstance(problem, TSP) else problem.scip_model()
+    model = exact.model
+    model.hideOutput()
+    gz = os.fspath(path).lower().endswith(".gz")
+    with atomic_path(path) as tmp:
+        plain = tmp[:-3] if gz else tmp  # SCIP writes uncompressed; gzip it here
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                model.writeProblem(plain, verbose=False)
+            if gz:
+                with open(plain, "rb") as src, gzip.open(tmp, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        except Exception as e:  # pyscipopt raises plain Exception for an unknown extension
+            raise InputError(f"SCIP cannot write this file ({e}); use a .mps, .lp or .cip name", where=str(path)) from None
+        finally:
+            if gz:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(plain)

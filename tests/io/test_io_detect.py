@@ -1,0 +1,162 @@
+"""Format detection, file errors, problem checks, and solution files."""
+
+import re
+
+import numpy as np
+import pytest
+
+from cosolve.errors import InputError, UsageError
+from cosolve.generators.graphs import erdos_renyi
+from cosolve.generators.setcover import random_setcover
+from cosolve.io import FORMATS, read, read_solution, write_solution
+from cosolve.io.detect import sniff_format
+from cosolve.problems import MIP, TSP, MaximumClique, SetCover
+
+ORLIB = "3 4\n1 2 3 4\n2 1 2\n1 3\n2 2 4\n"
+RAIL = "3 2\n2 2 1 2\n3 2 2 3\n"
+DIMACS = "c tiny\np edge 3 2\ne 1 2\ne 2 3\n"
+TSPLIB = "NAME : t\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 0 1\n3 1 0\nEOF\n"
+MPS = "NAME m\nROWS\n N obj\n G c\nCOLUMNS\n x obj 1 c 1\nRHS\n rhs c 1\nENDATA\n"
+LP = "minimize\n obj: 2 x + y\nsubject to\n c: x + y >= 1\nend\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem", "expected"),
+    [
+        (ORLIB, None, "setcover"),
+        (RAIL, None, "setcover"),
+        (DIMACS, "mis", "dimacs"),
+        (TSPLIB, None, "tsplib"),
+        (MPS, None, "mps"),
+        (LP, None, "lp"),
+        ("# graph\n1 2\n2 3\n", "mis", "edgelist"),
+        ("1 2\n2 3\n", "mds", "edgelist"),
+        ("1 2\n2 3\n", None, "setcover"),
+        (ORLIB, "mis", "setcover"),  # long lines: not an edge list
+    ],
+)
+def test_sniffing(tmp_path, text, problem, expected):
+    path = tmp_path / "instance.dat"
+    path.write_text(text)
+    assert sniff_format(path, problem) == expected
+
+
+def test_detected_reads(tmp_path):
+    files = {"a.txt": ORLIB, "b.txt": RAIL, "c.txt": DIMACS, "d.txt": TSPLIB, "e.txt": MPS, "f.txt": LP}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    orlib, rail = read(tmp_path / "a.txt"), read(tmp_path / "b.txt")
+    assert isinstance(orlib, SetCover) and orlib.costs.tolist() == [1, 2, 3, 4]
+    assert orlib.matrix.toarray().tolist() == [[1, 1, 0, 0], [0, 0, 1, 0], [0, 1, 0, 1]]
+    assert isinstance(rail, SetCover) and rail.costs.tolist() == [2, 3]
+    assert isinstance(read(tmp_path / "c.txt", problem="maxclique"), MaximumClique)
+    assert isinstance(read(tmp_path / "d.txt"), TSP)
+    assert isinstance(read(tmp_path / "e.txt"), MIP)  # x is continuous: not a set cover
+    assert isinstance(read(tmp_path / "f.txt"), MIP)
+
+
+def test_extensions_win_over_content(tmp_path):
+    path = tmp_path / "numbers.edges"
+    path.write_text("1 2\n2 3\n")
+    with pytest.raises(InputError, match="--problem"):
+        read(path)
+    assert read(path, problem="mis").n == 3
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(InputError, match=r"nosuch\.txt: no such file"):
+        read(tmp_path / "nosuch.txt")
+    with pytest.raises(InputError, match=re.escape(f"{tmp_path}: is a directory")):
+        read(tmp_path)
+    odd = tmp_path / "odd.txt"
+    odd.write_text("hello world\n")
+    with pytest.raises(InputError, match=r"cannot tell the format .*--format"):
+        read(odd)
+
+
+def test_unknown_format_and_problem(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text(ORLIB)
+    with pytest.raises(UsageError, match="valid formats: " + ", ".join(FORMATS)):
+        read(path, format="xlsx")
+    with pytest.raises(UsageError, match="valid problems"):
+        read(path, problem="knapsack")
+
+
+def test_problem_must_match_the_file(tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_text(ORLIB)
+    assert isinstance(read(path, problem="setcover"), SetCover)
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}: .*set cover.*not mis"):
+        read(path, problem="mis")
+    tsp = tmp_path / "t.tsp"
+    tsp.write_text(TSPLIB)
+    with pytest.raises(InputError, match="not setcover"):
+        read(tsp, problem="setcover")
+
+
+def test_explicit_format_overrides_detection(tmp_path):
+    path = tmp_path / "both.txt"
+    path.write_text("2 2\n3 1\n1 1\n1 2\n")  # orlib: costs 3, 1; rail: column costs 3, 1 too but rows differ
+    orlib = read(path, format="orlib")
+    assert orlib.costs.tolist() == [3, 1] and orlib.matrix.toarray().tolist() == [[1, 0], [0, 1]]
+    path.write_text("2 2\n3 2 1 2\n1 1 2\n")  # rail only: orlib would have an extra number
+    with pytest.raises(InputError, match="extra number"):
+        read(path, format="orlib")
+    assert read(path, format="rail").costs.tolist() == [3, 1]
+    with pytest.raises(InputError):
+        read(path, format="tsplib")
+
+
+def test_solution_round_trips(tmp_path):
+    sc = random_setcover(6, 10, nnz=30, seed=0)
+    x = np.ones(10, dtype=np.int8)
+    x[3] = 0
+    write_solution(sc, x, tmp_path / "sc.sol")
+    lines = (tmp_path / "sc.sol").read_text().splitlines()
+    assert lines[0].startswith("# cosolve solution: problem=setcover") and "4" not in lines[1:]
+    assert np.array_equal(read_solution(sc, tmp_path / "sc.sol"), x)
+
+    (tmp_path / "g.edges").write_text("10 20\n20 30\n")
+    g = read(tmp_path / "g.edges", problem="mis")
+    y = np.array([1, 0, 1], dtype=np.int8)
+    write_solution(g, y, tmp_path / "g.sol")
+    assert (tmp_path / "g.sol").read_text().splitlines()[1:] == ["10", "30"]
+    assert np.array_equal(read_solution(g, tmp_path / "g.sol"), y)
+
+    tsp = TSP(np.array([[0, 0], [0, 1], [1, 1], [1, 0]]))
+    tour = np.array([2, 3, 0, 1])
+    write_solution(tsp, tour, tmp_path / "t.sol")
+    assert np.array_equal(read_solution(tsp, tmp_path / "t.sol"), tour)
+
+    (tmp_path / "m.lp").write_text(LP.replace("end", "general\n x\nend"))
+    mip = read(tmp_path / "m.lp")
+    z = np.array([1.0, 0.0])
+    write_solution(mip, z, tmp_path / "m.sol")
+    assert np.array_equal(read_solution(mip, tmp_path / "m.sol"), z)
+
+
+def test_bad_solution_file(tmp_path):
+    sc = random_setcover(6, 10, nnz=30, seed=0)
+    path = tmp_path / "bad.sol"
+    path.write_text("# header\n1\n11\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:3: column 11 out of range"):
+        read_solution(sc, path)
+    g = erdos_renyi(4, 0.5, seed=0)
+    path.write_text("1\n9\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:2: "):
+        read_solution(g, path)
+
+
+def test_write_is_atomic(tmp_path):
+    sc = random_setcover(6, 10, nnz=30, seed=0)
+    path = tmp_path / "keep.sol"
+    path.write_text("precious\n")
+    with pytest.raises(InputError):
+        write_solution(sc, np.ones(3), path)  # wrong shape: nothing written
+    assert path.read_text() == "precious\n"
+    write_solution(sc, np.ones(10, dtype=np.int8), path)
+    assert path.read_text().startswith("# cosolve")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.sol"]  # no temporary left behind
+    with pytest.raises(InputError, match="does not exist"):
+        write_solution(sc, np.ones(10, dtype=np.int8), tmp_path / "no" / "x.sol")

@@ -1,0 +1,101 @@
+"""DIMACS and edge-list graph files, and the random graph generators."""
+
+import re
+
+import numpy as np
+import pytest
+
+from cosolve.errors import InputError
+from cosolve.generators.graphs import barabasi_albert, erdos_renyi
+from cosolve.io import read
+from cosolve.io.graphfiles import write_dimacs, write_edgelist
+from cosolve.problems import GRAPH_PROBLEMS, MaxCut, MaximumIndependentSet
+
+
+def same_graph(a, b) -> bool:
+    return a.n == b.n and np.array_equal(a.edges, b.edges) and np.array_equal(a.weights, b.weights)
+
+
+@pytest.mark.parametrize("kind", sorted(GRAPH_PROBLEMS))
+def test_dimacs_round_trip(tmp_path, kind):
+    g = erdos_renyi(12, 0.3, problem=kind, seed=4, weighted=kind == "maxcut")
+    path = tmp_path / "g.col"
+    write_dimacs(g, path)
+    back = read(path, problem=kind)
+    assert type(back) is type(g) and same_graph(g, back) and back.name == "g"
+    assert back.labels.tolist() == list(range(1, 13))
+
+
+def test_edgelist_round_trip_keeps_labels(tmp_path):
+    path = tmp_path / "g.edges"
+    path.write_text("# a comment\n10 30 2.5\n30 20 1\n% another\n\n20 10 4 # trailing comment\n")
+    g = read(path, problem="maxcut")
+    assert isinstance(g, MaxCut)
+    assert g.labels.tolist() == [10, 20, 30]
+    assert g.edges.tolist() == [[0, 1], [0, 2], [1, 2]] and g.weights.tolist() == [4, 2.5, 1]
+    out = tmp_path / "again.edgelist"
+    write_edgelist(g, out)
+    assert same_graph(g, read(out, problem="maxcut"))
+    x = np.array([1, 0, 0], dtype=np.int8)  # node labelled 10 on side 1
+    assert g.solution_lines(x) == ["10"]
+
+
+def test_dimacs_duplicates_and_loose_edge_count(tmp_path):
+    path = tmp_path / "dup.dimacs"
+    path.write_text("c both directions\np edge 3 4\ne 1 2\ne 2 1\ne 2 3\ne 3 2\n")
+    g = read(path, problem="mis")
+    assert isinstance(g, MaximumIndependentSet) and g.edges.tolist() == [[0, 1], [1, 2]]
+
+
+def test_graph_file_needs_problem(tmp_path):
+    path = tmp_path / "g.col"
+    path.write_text("p edge 2 1\ne 1 2\n")
+    for problem in (None, "setcover"):
+        with pytest.raises(InputError, match=rf"{re.escape(str(path))}: .*--problem mis\|maxcut\|maxclique\|mds"):
+            read(path, problem=problem)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "needle"),
+    [
+        ("c x\np edge 3\ne 1 2\n", 2, "p edge N M"),
+        ("p edge three 2\ne 1 2\n", 1, "integer"),
+        ("p edge 3 2\ne 1 2\ne 2 4\n", 3, "node 4 out of range 1..3"),
+        ("p edge 3 2\ne 1 2\ne 0 1\n", 3, "node 0 out of range"),
+        ("e 1 2\np edge 3 1\n", 1, "before"),
+        ("p edge 3 2\ne 1 2\nx 2 3\n", 3, "unknown DIMACS line"),
+        ("p edge 3 2\ne 1 2 heavy\n", 2, "weight"),
+        ("p edge 3 2\np edge 3 2\n", 2, "second"),
+    ],
+)
+def test_malformed_dimacs(tmp_path, text, line, needle):
+    path = tmp_path / "bad.col"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        read(path, problem="mis")
+    assert f"{path}:{line}:" in str(err.value) and needle in str(err.value)
+
+
+def test_malformed_edgelist(tmp_path):
+    path = tmp_path / "bad.edges"
+    path.write_text("1 2\n2 3\n3 x\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:3: .*integer"):
+        read(path, problem="mds")
+    path.write_text("1 2\n2 3 1 9\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:2: "):
+        read(path, problem="mds")
+    path.write_text("# only comments\n")
+    with pytest.raises(InputError, match="no edges"):
+        read(path, problem="mds")
+
+
+def test_generators():
+    g = erdos_renyi(30, 0.2, problem="mis", seed=1)
+    assert isinstance(g, MaximumIndependentSet) and g.n == 30 and len(g.edges) > 0
+    assert same_graph(g, erdos_renyi(30, 0.2, problem="mis", seed=1))
+    assert not same_graph(g, erdos_renyi(30, 0.2, problem="mis", seed=2))
+    b = barabasi_albert(40, 2, problem="maxcut", seed=0, weighted=True)
+    assert isinstance(b, MaxCut) and len(b.edges) == 2 * (40 - 2)
+    assert b.weights.min() >= 1 and b.weights.max() <= 10
+    with pytest.raises(InputError):
+        erdos_renyi(5, 0.5, problem="tsp")
