@@ -45,12 +45,26 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "core_baselines.md"))
     args = ap.parse_args()
 
-    optima = {row["instance"]: float(row["optimum"]) for row in csv.DictReader(open(SETCOVER / "optima.csv"))}
+    optima = {
+        row["instance"]: float(row["optimum"]) for row in csv.DictReader((SETCOVER / "optima.csv").read_text().splitlines())
+    }
     rows = []
     for name in args.instances:
         for method in args.methods:
-            cmd = [sys.executable, "-m", "cosolve", "solve", str(SETCOVER / f"{name}.txt"), "--method", method,
-                   "--time", str(args.time), "--threads", str(args.threads), "--json"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "cosolve",
+                "solve",
+                str(SETCOVER / f"{name}.txt"),
+                "--method",
+                method,
+                "--time",
+                str(args.time),
+                "--threads",
+                str(args.threads),
+                "--json",
+            ]
             start = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.perf_counter() - start

@@ -1,4 +1,4 @@
-"""``cosolve`` command line: ``solve``, ``methods``, ``info``.
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``.
 
 Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
 exits with code 2; no traceback.
@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import info, methods, solve
+from cosolve.cli import export, info, methods, solve
 from cosolve.errors import CosolveError
 
-COMMANDS = {"solve": solve, "methods": methods, "info": info}
+COMMANDS = {"solve": solve, "methods": methods, "info": info, "export": export}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for _name, module in COMMANDS.items():
+    for module in COMMANDS.values():
         module.add_parser(sub)
     return parser
 

@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout, no log")
 
 
-def _check_output(path: str | None) -> None:
+def check_output(path: str | None) -> None:
     """Fail before solving, not after, if the solution could not be written."""
     if path is None:
         return
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--threads must be at least 1, got {args.threads}")
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
-    _check_output(args.output)
+    check_output(args.output)
     solver = Solver(args.method, time_limit=args.time, seed=args.seed, threads=args.threads, **parse_assignments(args.set))
     solver._check()  # unknown method or option: fail before reading a large file
 

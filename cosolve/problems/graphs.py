@@ -97,25 +97,11 @@ class MaximumIndependentSet(GraphProblem):
 
     def scip_model(self) -> ExactModel:
         """Binary x_i, ``x_u + x_v <= 1`` per edge (SCIP's clique detection strengthens it)."""
-        from pyscipopt import Model
-
-        model = Model(self.name or self.kind)
-        x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in range(self.n)]
-        for k, (u, v) in enumerate(self.edges.tolist()):
-            model.addCons(x[u] + x[v] <= 1, name=f"e{k}")
-        model.setMaximize()
-        return ExactModel(model, x, round_binary)
+        return _max_pairwise_exclusive_scip(self, self.edges)
 
     def cpsat_model(self) -> ExactModel:
         """Booleans x_i, ``AddAtMostOne(x_u, x_v)`` per edge."""
-        from ortools.sat.python import cp_model
-
-        model = cp_model.CpModel()
-        x = [model.new_bool_var(f"x{i}") for i in range(self.n)]
-        for u, v in self.edges.tolist():
-            model.add_at_most_one(x[u], x[v])
-        model.maximize(sum(x))
-        return ExactModel(model, x, round_binary)
+        return _max_pairwise_exclusive_cpsat(self.n, self.edges)
 
 
 class MaximumClique(GraphProblem):
@@ -147,25 +133,12 @@ class MaximumClique(GraphProblem):
         return Evaluation(float(k), True)
 
     def scip_model(self) -> ExactModel:
-        """Binary x_i, ``x_u + x_v <= 1`` for every non-adjacent pair."""
-        from pyscipopt import Model
-
-        model = Model(self.name or self.kind)
-        x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in range(self.n)]
-        for k, (u, v) in enumerate(self.complement_edges.tolist()):
-            model.addCons(x[u] + x[v] <= 1, name=f"ne{k}")
-        model.setMaximize()
-        return ExactModel(model, x, round_binary)
+        """Binary x_i, ``x_u + x_v <= 1`` for every non-adjacent pair (the MIS model of the complement)."""
+        return _max_pairwise_exclusive_scip(self, self.complement_edges)
 
     def cpsat_model(self) -> ExactModel:
-        from ortools.sat.python import cp_model
-
-        model = cp_model.CpModel()
-        x = [model.new_bool_var(f"x{i}") for i in range(self.n)]
-        for u, v in self.complement_edges.tolist():
-            model.add_at_most_one(x[u], x[v])
-        model.maximize(sum(x))
-        return ExactModel(model, x, round_binary)
+        """Booleans x_i, ``AddAtMostOne(x_u, x_v)`` for every non-adjacent pair."""
+        return _max_pairwise_exclusive_cpsat(self.n, self.complement_edges)
 
 
 class MaxCut(GraphProblem):
@@ -256,6 +229,30 @@ class MinimumDominatingSet(GraphProblem):
             model.add_bool_or([x[j] for j in nbhd])
         model.minimize(sum(x))
         return ExactModel(model, x, round_binary)
+
+
+def _max_pairwise_exclusive_scip(graph: GraphProblem, pairs: np.ndarray) -> ExactModel:
+    """SCIP: maximise ``sum x`` over binary x with ``x_u + x_v <= 1`` for each pair (E, 2)."""
+    from pyscipopt import Model
+
+    model = Model(graph.name or graph.kind)
+    x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in range(graph.n)]
+    for k, (u, v) in enumerate(pairs.tolist()):
+        model.addCons(x[u] + x[v] <= 1, name=f"p{k}")
+    model.setMaximize()
+    return ExactModel(model, x, round_binary)
+
+
+def _max_pairwise_exclusive_cpsat(n: int, pairs: np.ndarray) -> ExactModel:
+    """CP-SAT: maximise ``sum x`` over n Booleans with ``AddAtMostOne(x_u, x_v)`` for each pair."""
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"x{i}") for i in range(n)]
+    for u, v in pairs.tolist():
+        model.add_at_most_one(x[u], x[v])
+    model.maximize(sum(x))
+    return ExactModel(model, x, round_binary)
 
 
 GRAPH_PROBLEMS: dict[str, type[GraphProblem]] = {

@@ -101,3 +101,45 @@ def test_scip_start_does_not_import_torch():
     code = "import sys, cosolve.cli.main as m, cosolve.core.registry as r; r.methods(); print('torch' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_export_writes_a_model_that_reads_back(tmp_path):
+    out = tmp_path / "scp41.mps"
+    proc = cosolve("export", SCP41, out)
+    assert proc.returncode == 0, proc.stderr
+    import cosolve as cs
+
+    back, original = cs.read(out), cs.read(SCP41)
+    assert back.kind == "setcover" and back.sizes() == original.sizes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["scip", "cpsat"])
+def test_ctrl_c_on_the_command_line_prints_the_incumbent(tmp_path, method):
+    import signal
+    import time
+
+    from cosolve.generators.setcover import random_setcover
+    from cosolve.io.orlib import write_orlib
+
+    path = tmp_path / "hard.txt"
+    write_orlib(random_setcover(500, 5000, density=0.02, seed=3), path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cosolve", "solve", str(path), "--method", method, "--time", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = []
+    for line in proc.stdout:  # wait for the first improvement line
+        lines.append(line)
+        if line.rstrip().endswith(method) and "s  " in line:
+            break
+    time.sleep(0.5)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.perf_counter() - sent < 5
+    assert proc.returncode == 0, err
+    assert "termination  interrupted" in out and "status       feasible" in out
+    assert "Traceback" not in err
