@@ -20,7 +20,7 @@ from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import InputError
-from cosolve.problems.base import ExactModel, Problem
+from cosolve.problems.base import BuildStopped, ExactModel, Problem, build_deadline
 
 
 class _Decoder:
@@ -104,7 +104,11 @@ class CpSatMethod(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from ortools.sat.python import cp_model
 
-        exact = problem.cpsat_model()
+        try:
+            with build_deadline(lambda: ctx.deadline.stop_requested):
+                exact = problem.cpsat_model()
+        except BuildStopped:  # the budget ran out while building the model
+            return Outcome(stopped(ctx.deadline))
         decoder = _Decoder(exact)
         offset = exact.objective_offset
         guard = CallbackGuard()

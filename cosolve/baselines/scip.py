@@ -19,7 +19,7 @@ from cosolve.baselines._exact import (
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
-from cosolve.problems.base import ExactModel, Problem
+from cosolve.problems.base import BuildStopped, ExactModel, Problem, build_deadline
 
 #: The most threads SCIP's thread parameters accept.
 _MAX_THREADS = 64
@@ -55,6 +55,13 @@ def _offer_best(model: Any, exact: ExactModel, ctx: SolveContext) -> None:
     ctx.trace.offer(exact.decode(values), model.getSolObjVal(solution) + exact.objective_offset)
 
 
+def _offer_bound(model: Any, exact: ExactModel, ctx: SolveContext) -> None:
+    """Offer SCIP's dual bound unless it is still SCIP's infinity (no bound proven yet)."""
+    bound = model.getDualbound()
+    if abs(bound) < model.infinity():
+        ctx.trace.offer_bound(bound + exact.objective_offset)
+
+
 def _make_watcher(exact: ExactModel, ctx: SolveContext, guard: CallbackGuard) -> Any:
     """An event handler that reports incumbents and dual bounds, and stops SCIP when the
     deadline is interrupted (Ctrl-C or another thread) or expired."""
@@ -76,7 +83,7 @@ def _make_watcher(exact: ExactModel, ctx: SolveContext, guard: CallbackGuard) ->
                 if self.report and kind == best:
                     _offer_best(self.model, exact, ctx)
                 elif self.report and kind == dual:
-                    ctx.trace.offer_bound(self.model.getDualbound() + exact.objective_offset)
+                    _offer_bound(self.model, exact, ctx)
                 if ctx.deadline.stop_requested:
                     self.model.interruptSolve()
             except BaseException as error:  # re-raised after the solve
@@ -157,7 +164,11 @@ class ScipMethod(Method):
     options: ClassVar[dict[str, Option]] = {}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        exact = problem.scip_model()
+        try:
+            with build_deadline(lambda: ctx.deadline.stop_requested):
+                exact = problem.scip_model()
+        except BuildStopped:  # the budget ran out while building the model
+            return Outcome(stopped(ctx.deadline))
         model = exact.model
         model.hideOutput()
         model.setParam("misc/catchctrlc", False)
@@ -181,7 +192,7 @@ class ScipMethod(Method):
         if model.getNSols() > 0:
             _offer_best(model, exact, ctx)
         if status not in ("infeasible", "unbounded", "inforunbd"):
-            ctx.trace.offer_bound(model.getDualbound() + exact.objective_offset)
+            _offer_bound(model, exact, ctx)
         outcome = self._outcome(status, ctx)
         if status == "inforunbd":
             proven = Status.UNBOUNDED if model.getNSols() > 0 else _resolve_inforunbd(model, watcher, ctx)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -91,3 +93,35 @@ def as_binary_vector(solution: np.ndarray, n: int, what: str) -> np.ndarray:
 def round_binary(values: np.ndarray) -> np.ndarray:
     """Round solver values of binary variables (within 1e-6 of 0/1) to an int8 vector."""
     return (np.asarray(values, dtype=float) > 0.5).astype(np.int8)
+
+
+class BuildStopped(Exception):
+    """Raised inside a model builder when the deadline of :func:`build_deadline` has passed."""
+
+
+_BUILD_STOP: ContextVar[Callable[[], bool] | None] = ContextVar("cosolve_build_stop", default=None)
+
+
+@contextmanager
+def build_deadline(stop: Callable[[], bool]) -> Iterator[None]:
+    """While active, the model builders (``scip_model``/``cpsat_model``) call ``stop()`` every
+    few thousand variables or constraints and raise :class:`BuildStopped` once it is true, so
+    that building a huge model cannot overrun a solve's budget."""
+    token = _BUILD_STOP.set(stop)
+    try:
+        yield
+    finally:
+        _BUILD_STOP.reset(token)
+
+
+def build_range(n: int, every: int = 4096) -> Iterator[int]:
+    """``range(n)`` for model-building loops, checking the active build deadline every
+    ``every`` items (see :func:`build_deadline`)."""
+    stop = _BUILD_STOP.get()
+    if stop is None:
+        yield from range(n)
+        return
+    for low in range(0, n, every):
+        if stop():
+            raise BuildStopped
+        yield from range(low, min(n, low + every))

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, round_binary
+from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 
 
 class GraphProblem(Problem):
@@ -161,8 +161,10 @@ class MaxCut(GraphProblem):
         from pyscipopt import Model
 
         model = Model(self.name or self.kind)
-        x = [model.addVar(f"x{i}", vtype="B", ub=0.0 if i == 0 else 1.0) for i in range(self.n)]
-        for k, ((u, v), w) in enumerate(zip(self.edges.tolist(), self.weights.tolist(), strict=False)):
+        x = [model.addVar(f"x{i}", vtype="B", ub=0.0 if i == 0 else 1.0) for i in build_range(self.n)]
+        edges, weights = self.edges.tolist(), self.weights.tolist()
+        for k in build_range(len(edges)):
+            (u, v), w = edges[k], weights[k]
             y = model.addVar(f"y{k}", vtype="B", obj=w)
             model.addCons(y <= x[u] + x[v])
             model.addCons(y <= 2 - x[u] - x[v])
@@ -177,11 +179,12 @@ class MaxCut(GraphProblem):
         from ortools.sat.python import cp_model
 
         model = cp_model.CpModel()
-        x = [model.new_bool_var(f"x{i}") for i in range(self.n)]
-        if self.n:
-            model.add(x[0] == 0)
+        x = [model.new_bool_var(f"x{i}") for i in build_range(self.n)]
+        model.add(x[0] == 0)
         ys = []
-        for k, (u, v) in enumerate(self.edges.tolist()):
+        edges = self.edges.tolist()
+        for k in build_range(len(edges)):
+            u, v = edges[k]
             y = model.new_bool_var(f"y{k}")
             model.add_bool_xor([x[u], x[v], y.Not()])
             ys.append(y)
@@ -214,9 +217,10 @@ class MinimumDominatingSet(GraphProblem):
         from pyscipopt import Model, quicksum
 
         model = Model(self.name or self.kind)
-        x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in range(self.n)]
-        for i, nbhd in enumerate(self._closed_neighborhoods()):
-            model.addCons(quicksum(x[j] for j in nbhd) >= 1, name=f"d{i}")
+        x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in build_range(self.n)]
+        closed = self._closed_neighborhoods()
+        for i in build_range(self.n):
+            model.addCons(quicksum(x[j] for j in closed[i]) >= 1, name=f"d{i}")
         model.setMinimize()
         return ExactModel(model, x, round_binary)
 
@@ -224,9 +228,10 @@ class MinimumDominatingSet(GraphProblem):
         from ortools.sat.python import cp_model
 
         model = cp_model.CpModel()
-        x = [model.new_bool_var(f"x{i}") for i in range(self.n)]
-        for nbhd in self._closed_neighborhoods():
-            model.add_bool_or([x[j] for j in nbhd])
+        x = [model.new_bool_var(f"x{i}") for i in build_range(self.n)]
+        closed = self._closed_neighborhoods()
+        for i in build_range(self.n):
+            model.add_bool_or([x[j] for j in closed[i]])
         model.minimize(sum(x))
         return ExactModel(model, x, round_binary)
 
@@ -236,8 +241,10 @@ def _max_pairwise_exclusive_scip(graph: GraphProblem, pairs: np.ndarray) -> Exac
     from pyscipopt import Model
 
     model = Model(graph.name or graph.kind)
-    x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in range(graph.n)]
-    for k, (u, v) in enumerate(pairs.tolist()):
+    x = [model.addVar(f"x{i}", vtype="B", obj=1.0) for i in build_range(graph.n)]
+    pairs_list = pairs.tolist()
+    for k in build_range(len(pairs_list)):
+        u, v = pairs_list[k]
         model.addCons(x[u] + x[v] <= 1, name=f"p{k}")
     model.setMaximize()
     return ExactModel(model, x, round_binary)
@@ -248,8 +255,10 @@ def _max_pairwise_exclusive_cpsat(n: int, pairs: np.ndarray) -> ExactModel:
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    x = [model.new_bool_var(f"x{i}") for i in range(n)]
-    for u, v in pairs.tolist():
+    x = [model.new_bool_var(f"x{i}") for i in build_range(n)]
+    pairs_list = pairs.tolist()
+    for k in build_range(len(pairs_list)):
+        u, v = pairs_list[k]
         model.add_at_most_one(x[u], x[v])
     model.maximize(sum(x))
     return ExactModel(model, x, round_binary)

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.problems.base import Evaluation, ExactModel, Problem, build_range
 
 FEAS_TOL = 1e-6
 
@@ -131,10 +131,10 @@ class MIP(Problem):
                 ub=clip(self.upper[j]),
                 obj=float(self.c[j]),
             )
-            for j in range(self.n)
+            for j in build_range(self.n)
         ]
         a = self.matrix
-        for i in range(self.m):
+        for i in build_range(self.m, every=16):
             cols, vals = a.indices[a.indptr[i] : a.indptr[i + 1]], a.data[a.indptr[i] : a.indptr[i + 1]]
             expr = quicksum(float(v) * x[j] for j, v in zip(cols.tolist(), vals.tolist(), strict=False))
             lo, hi = self.row_lower[i], self.row_upper[i]
@@ -168,9 +168,9 @@ class MIP(Problem):
         model = cp_model.CpModel()
         x = [
             model.new_int_var(int(np.ceil(self.lower[j] - FEAS_TOL)), int(np.floor(self.upper[j] + FEAS_TOL)), self.var_names[j])
-            for j in range(self.n)
+            for j in build_range(self.n)
         ]
-        for i in range(self.m):
+        for i in build_range(self.m, every=16):
             cols, vals = a.indices[a.indptr[i] : a.indptr[i + 1]], a.data[a.indptr[i] : a.indptr[i + 1]]
             expr = cp_model.LinearExpr.weighted_sum([x[j] for j in cols.tolist()], vals.astype(np.int64).tolist())
             lo, hi = self.row_lower[i], self.row_upper[i]

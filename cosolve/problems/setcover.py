@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, round_binary
+from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 
 
 class SetCover(Problem):
@@ -84,10 +84,11 @@ class SetCover(Problem):
         from pyscipopt import Model, quicksum
 
         model = Model(self.name or "setcover")
-        x = [model.addVar(f"x{j + 1}", vtype="B", obj=float(c)) for j, c in enumerate(self.costs)]
+        costs = self.costs.tolist()
+        x = [model.addVar(f"x{j + 1}", vtype="B", obj=costs[j]) for j in build_range(self.n_cols)]
         indptr, indices = self.matrix.indptr, self.matrix.indices
-        for i in range(self.n_rows):
-            model.addCons(quicksum(x[j] for j in indices[indptr[i] : indptr[i + 1]]) >= 1, name=f"r{i + 1}")
+        for i in build_range(self.n_rows, every=16):
+            model.addCons(quicksum(x[j] for j in indices[indptr[i] : indptr[i + 1]].tolist()) >= 1, name=f"r{i + 1}")
         model.setMinimize()
         return ExactModel(model, x, round_binary)
 
@@ -96,10 +97,10 @@ class SetCover(Problem):
         from ortools.sat.python import cp_model
 
         model = cp_model.CpModel()
-        x = [model.new_bool_var(f"x{j + 1}") for j in range(self.n_cols)]
+        x = [model.new_bool_var(f"x{j + 1}") for j in build_range(self.n_cols)]
         indptr, indices = self.matrix.indptr, self.matrix.indices
-        for i in range(self.n_rows):
-            model.add_bool_or([x[j] for j in indices[indptr[i] : indptr[i + 1]]])
+        for i in build_range(self.n_rows, every=16):
+            model.add_bool_or([x[j] for j in indices[indptr[i] : indptr[i + 1]].tolist()])
         integral = np.all(self.costs == np.round(self.costs))
         coeffs = self.costs.astype(np.int64).tolist() if integral else self.costs.tolist()
         model.minimize(cp_model.LinearExpr.weighted_sum(x, coeffs))

@@ -13,7 +13,7 @@ import numpy as np
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.problems.base import Evaluation, ExactModel, Problem, build_range
 
 
 def euc2d(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -92,10 +92,8 @@ class TSP(Problem):
         iu, ju = self._edge_list()
         d = self.distances
         model = Model(self.name or "tsp")
-        x = [
-            model.addVar(f"x{i + 1}_{j + 1}", vtype="B", obj=float(d[i, j]))
-            for i, j in zip(iu.tolist(), ju.tolist(), strict=False)
-        ]
+        il, jl = iu.tolist(), ju.tolist()
+        x = [model.addVar(f"x{il[e] + 1}_{jl[e] + 1}", vtype="B", obj=float(d[il[e], jl[e]])) for e in build_range(len(il))]
         incident: list[list[int]] = [[] for _ in range(n)]
         for e, (i, j) in enumerate(zip(iu.tolist(), ju.tolist(), strict=False)):
             incident[i].append(e)
@@ -205,7 +203,7 @@ class TSP(Problem):
         n, d = self.n, self.distances.astype(np.int64)
         model = cp_model.CpModel()
         arcs, literals, src, dst = [], [], [], []
-        for i in range(n):
+        for i in build_range(n, every=64):
             for j in range(n):
                 if i != j:
                     lit = model.new_bool_var(f"a{i + 1}_{j + 1}")

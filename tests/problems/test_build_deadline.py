@@ -1,0 +1,37 @@
+"""Model building stops at the deadline, so a huge model cannot overrun a solve's budget."""
+
+import pytest
+
+from cosolve import Solver, Status, Termination
+from cosolve.generators.setcover import random_setcover
+from cosolve.problems.base import BuildStopped, build_deadline, build_range
+
+
+def test_build_range_checks_the_active_deadline():
+    assert list(build_range(5)) == [0, 1, 2, 3, 4]  # no deadline: a plain range
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) > 2
+
+    with build_deadline(stop), pytest.raises(BuildStopped):
+        list(build_range(100, every=10))
+    assert len(calls) == 3
+    assert list(build_range(3)) == [0, 1, 2]  # the deadline ends with its block
+
+
+@pytest.mark.parametrize("kind", ["scip_model", "cpsat_model"])
+def test_builders_stop(kind):
+    problem = random_setcover(50, 500, density=0.05, seed=1)
+    with build_deadline(lambda: True), pytest.raises(BuildStopped):
+        getattr(problem, kind)()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["scip", "cpsat"])
+def test_a_model_too_big_for_the_budget_returns_on_time(method):
+    problem = random_setcover(2000, 100_000, nnz=1_000_000, seed=0)  # ~1.5 s to build either model
+    result = Solver(method, time_limit=0.5).solve(problem)
+    assert result.termination is Termination.TIME_LIMIT and result.status is Status.NO_SOLUTION
+    assert result.time <= 0.5 * 1.05 + 0.5
