@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -39,10 +38,15 @@ class CallbackGuard:
             raise error
 
 
+#: Budgets above this (about 30 years) are no limit for a sub-solver: SCIP rejects time
+#: limits above 1e20 and OR-Tools' routing overflows on huge ones.
+UNLIMITED_SECONDS = 1e9
+
+
 def time_left(deadline: Deadline) -> float | None:
-    """Seconds left for a sub-solver, ``None`` when there is no limit."""
+    """Seconds left for a sub-solver, ``None`` when there is no limit (or a huge one)."""
     remaining = deadline.remaining()
-    return None if math.isinf(remaining) else remaining
+    return None if remaining > UNLIMITED_SECONDS else remaining
 
 
 def stopped(deadline: Deadline) -> Termination:

@@ -10,7 +10,6 @@ import numpy as np
 from cosolve.baselines._exact import (
     EXACT_PROBLEMS,
     CallbackGuard,
-    ran_out_of_time,
     run_in_worker,
     seed32,
     stopped,
@@ -89,9 +88,9 @@ class CpSatMethod(Method):
     thread waits in short steps, so Ctrl-C reaches the Solver's handler at once, which
     interrupts the deadline; the waiting thread then calls ``stop_search`` and the incumbent
     is kept. ``Deadline.interrupt()`` from any other thread works the same way.
-    Statuses: OPTIMAL and INFEASIBLE are proofs; FEASIBLE/UNKNOWN give ``time_limit`` when
-    the time ran out (``interrupted`` after an interrupt, ``other_limit`` otherwise);
-    MODEL_INVALID raises an :class:`InputError` with CP-SAT's reason.
+    Statuses: OPTIMAL and INFEASIBLE are proofs; FEASIBLE/UNKNOWN give ``time_limit`` (the
+    only limit set; ``interrupted`` after an interrupt), and with UNKNOWN CP-SAT's bound is a
+    placeholder, not reported; MODEL_INVALID raises an :class:`InputError` with CP-SAT's reason.
     """
 
     name: ClassVar[str] = "cpsat"
@@ -145,15 +144,11 @@ class CpSatMethod(Method):
             raise InputError(f"cpsat: CP-SAT rejected the model of {problem.name or problem.kind}: {reason}")
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             ctx.trace.offer(decoder(solver.response_proto.solution), decoder.objective(solver.objective_value))
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.UNKNOWN):
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):  # with UNKNOWN the bound is a placeholder (0)
             ctx.trace.offer_bound(solver.best_objective_bound + offset)
         if status == cp_model.OPTIMAL:
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)
         if status == cp_model.INFEASIBLE:
             return Outcome(Termination.COMPLETED, Status.INFEASIBLE)
-        # FEASIBLE or UNKNOWN: CP-SAT stopped before a proof
-        if ctx.deadline.interrupted or ran_out_of_time(ctx.deadline):
-            return Outcome(stopped(ctx.deadline))
-        if remaining is not None and solver.wall_time >= remaining - 0.05:
-            return Outcome(Termination.TIME_LIMIT)
-        return Outcome(Termination.OTHER_LIMIT)
+        # FEASIBLE or UNKNOWN: CP-SAT stopped before a proof; its time limit is the only limit set
+        return Outcome(stopped(ctx.deadline))

@@ -30,7 +30,6 @@ import numpy as np
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
-from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
 
 
@@ -92,8 +91,6 @@ def _max_clique(problem: Problem, ctx: SolveContext) -> Outcome:
     from cosolve.heuristics.setcover import index_arrays
 
     count = _option(ctx, "clique_starts")
-    if count < 1:
-        raise UsageError(f"option clique_starts={count} of method greedy: must be at least 1")
     indptr, indices = index_arrays(problem.adjacency)
     best = 0
     for start in clique_starts(problem.degrees, count).tolist():
@@ -188,7 +185,9 @@ class Greedy(Method):
         "improve": Option(
             bool, True, "run the improvement step: redundancy removal (setcover, mds), 1-flip search (maxcut), 2-opt (tsp)"
         ),
-        "clique_starts": Option(int, 32, "maxclique: grow one clique from each of this many highest-degree nodes"),
+        "clique_starts": Option(
+            int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1
+        ),
     }
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

@@ -10,7 +10,17 @@ from cosolve.baselines._exact import CallbackGuard, ran_out_of_time, stopped, ti
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
-from cosolve.problems.base import Problem
+from cosolve.problems.base import BuildStopped, Problem, build_deadline, build_range
+
+
+def _distance_lists(problem: Problem) -> list[list[int]]:
+    """The integer EUC_2D matrix as Python lists (what ``RegisterTransitMatrix`` takes), built
+    in row blocks so that the build deadline is checked while it grows (O(n^2) entries)."""
+    rows: list[list[int]] = []
+    block = 64
+    for b in build_range((problem.n + block - 1) // block, every=1):
+        rows.extend(problem.distance_rows(b * block, min(problem.n, (b + 1) * block)).astype(np.int64).tolist())
+    return rows
 
 
 def _tour(routing: Any, manager: Any, next_value: Any) -> np.ndarray:
@@ -51,9 +61,15 @@ class OrToolsRouting(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from ortools.constraint_solver import pywrapcp, routing_enums_pb2
 
+        try:
+            with build_deadline(lambda: ctx.deadline.stop_requested):
+                matrix = _distance_lists(problem)
+        except BuildStopped:  # the budget ran out while building the model
+            return Outcome(stopped(ctx.deadline))
         manager = pywrapcp.RoutingIndexManager(problem.n, 1, 0)
         routing = pywrapcp.RoutingModel(manager)
-        transit = routing.RegisterTransitMatrix(problem.distances.astype(np.int64).tolist())
+        transit = routing.RegisterTransitMatrix(matrix)
+        del matrix
         routing.SetArcCostEvaluatorOfAllVehicles(transit)
         params = pywrapcp.DefaultRoutingSearchParameters()
         params.first_solution_strategy = routing_enums_pb2.FirstSolutionStrategy.PATH_CHEAPEST_ARC

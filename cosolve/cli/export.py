@@ -23,7 +23,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output(args.output)
+    check_output(args.output, args.path, label="output")
     problem = read(args.path, format=args.format, problem=args.problem)
     write_mps(problem, args.output)
     print(f"wrote {problem.kind} model of {problem.name} to {args.output}")

@@ -34,17 +34,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout, no log")
 
 
-def check_output(path: str | None) -> None:
-    """Fail before solving, not after, if the solution could not be written."""
+def check_output(path: str | None, source: str, label: str = "--output") -> None:
+    """Fail before solving, not after, if ``path`` could not be written or is the input ``source``."""
     if path is None:
         return
+    if not path:
+        raise UsageError(f"{label}: empty file name")
     if os.path.isdir(path):
-        raise UsageError(f"--output {path}: is a directory")
+        raise UsageError(f"{label} {path}: is a directory")
+    if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+        raise UsageError(f"{label} {path}: is the input file; refusing to overwrite it")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise UsageError(f"--output {path}: folder {parent} does not exist")
+        what = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise UsageError(f"{label} {path}: {parent} {what}")
     if not os.access(parent, os.W_OK):
-        raise UsageError(f"--output {path}: folder {parent} is not writable")
+        raise UsageError(f"{label} {path}: folder {parent} is not writable")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,13 +61,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--threads must be at least 1, got {args.threads}")
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
-    check_output(args.output)
+    check_output(args.output, args.path)
     solver = Solver(args.method, time_limit=args.time, seed=args.seed, threads=args.threads, **parse_assignments(args.set))
     solver._check()  # unknown method or option: fail before reading a large file
 
     start = time.perf_counter()
     problem = read(args.path, format=args.format, problem=args.problem)
     read_time = time.perf_counter() - start
+    solver.check_supports(problem)
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
         print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")

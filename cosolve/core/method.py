@@ -21,6 +21,7 @@ class Option:
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
 
 
 @dataclass

@@ -27,6 +27,8 @@ def _convert(method: str, key: str, option: Option, value: Any) -> Any:
         value = float(value)
     elif not isinstance(value, option.type) or (option.type is int and isinstance(value, bool)):
         raise UsageError(f"option {key}={value!r} of method {method}: expected {option.type.__name__}")
+    if option.minimum is not None and value < option.minimum:
+        raise UsageError(f"option {key}={value!r} of method {method}: must be at least {option.minimum:g}")
     if option.choices is not None and value not in option.choices:
         raise UsageError(f"option {key}={value!r} of method {method}: choose one of {', '.join(map(str, option.choices))}")
     return value

@@ -13,7 +13,12 @@ from typing import Any
 import numpy as np
 
 
-class Status(str, enum.Enum):
+class _Named(str, enum.Enum):
+    def __str__(self) -> str:
+        return self.value
+
+
+class Status(_Named):
     """What is known about the answer, independent of why the search stopped."""
 
     OPTIMAL = "optimal"
@@ -23,7 +28,7 @@ class Status(str, enum.Enum):
     NO_SOLUTION = "no_solution"
 
 
-class Termination(str, enum.Enum):
+class Termination(_Named):
     """Why the search stopped, independent of what it found."""
 
     COMPLETED = "completed"  # the method ran to its end (proof found or heuristic finished)
@@ -32,7 +37,7 @@ class Termination(str, enum.Enum):
     OTHER_LIMIT = "other_limit"  # a node, iteration or memory limit of a sub-solver
 
 
-class Sense(str, enum.Enum):
+class Sense(_Named):
     MINIMIZE = "minimize"
     MAXIMIZE = "maximize"
 

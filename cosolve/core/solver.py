@@ -78,6 +78,21 @@ class Solver:
         self.threads = threads
         self.options = options
 
+    def interrupt(self) -> None:
+        """Stop the solve running in another thread; it returns its incumbent (termination
+        ``interrupted``). Does nothing when no solve is running."""
+        deadline = getattr(self, "_deadline", None)
+        if deadline is not None:
+            deadline.interrupt()
+
+    def check_supports(self, problem: Problem) -> None:
+        """Raise :class:`UsageError` unless the method solves ``problem``'s kind."""
+        cls = get_method(self.method)
+        if problem.kind not in cls.problems:
+            raise UsageError(
+                f"method {cls.name} does not solve {problem.kind} problems; it solves: {', '.join(sorted(cls.problems))}"
+            )
+
     def _check(self) -> tuple[type[Method], dict[str, Any]]:
         cls = get_method(self.method)
         limit = math.inf if self.time_limit is None else self.time_limit
@@ -115,11 +130,9 @@ class Solver:
         """
         method = getattr(self, "method_", None) or self._new_method()
         data = load_instance(instance, problem=problem, format=format)
-        if data.kind not in method.problems:
-            raise UsageError(
-                f"method {method.name} does not solve {data.kind} problems; it solves: {', '.join(sorted(method.problems))}"
-            )
+        self.check_supports(data)
         deadline = Deadline(math.inf if self.time_limit is None else float(self.time_limit))
+        self._deadline = deadline
         trace = Trace(data.sense, deadline.elapsed, lambda x: _verdict(data, x))
         if on_improvement is not None:
             trace.listeners.append(on_improvement)
@@ -130,27 +143,31 @@ class Solver:
             except KeyboardInterrupt:
                 deadline.interrupt()
                 outcome = Outcome(Termination.INTERRUPTED)
+            finally:
+                self._deadline = None
         return self._result(data, method, ctx, outcome)
 
     def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome) -> Result:
         trace, deadline = ctx.trace, ctx.deadline
         elapsed = deadline.elapsed()
         termination = Termination.INTERRUPTED if deadline.interrupted else outcome.termination
+        bound = trace.bound
         if outcome.proven in (Status.INFEASIBLE, Status.UNBOUNDED):
-            status = outcome.proven
+            status, bound = outcome.proven, None  # bounds seen during the search mean nothing now
         elif trace.solution is None:
             status = Status.NO_SOLUTION
         elif outcome.proven is Status.OPTIMAL:
             status = Status.OPTIMAL
             if trace.bound != trace.objective:
                 trace.offer_bound(trace.objective)
+            bound = trace.bound
         else:
             status = Status.FEASIBLE
         return Result(
             status=status,
             termination=termination,
             objective=trace.objective,
-            bound=trace.bound,
+            bound=bound,
             solution=trace.solution,
             time=elapsed,
             method=method.name,

@@ -41,8 +41,35 @@ def _weight(text: str, at: str) -> float:
     return w
 
 
-def _build(kind: type[GraphProblem], n: int, edges: list[tuple[int, int]], weights: list[float], labels, name: str, where: str):
+def _check_repeats(e: np.ndarray, weights: list[float], lines: list[int], where: str) -> None:
+    """An edge given twice (either direction) must carry the same weight both times."""
+    if len(e) < 2:
+        return
+    w = np.asarray(weights)
+    key = np.sort(e, axis=1)
+    order = np.lexsort((key[:, 1], key[:, 0]))
+    same = np.all(key[order[1:]] == key[order[:-1]], axis=1) & (w[order[1:]] != w[order[:-1]])
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        first, second = sorted((int(order[k]), int(order[k + 1])))
+        raise InputError(
+            f"edge repeated with another weight ({weights[second]:g}; line {lines[first]} gave {weights[first]:g})",
+            where=f"{where}:{lines[second]}",
+        )
+
+
+def _build(
+    kind: type[GraphProblem],
+    n: int,
+    edges: list[tuple[int, int]],
+    weights: list[float],
+    labels,
+    name: str,
+    where: str,
+    lines: list[int],
+):
     e = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    _check_repeats(e, weights, lines, where)
     try:
         return kind(n, e, weights=np.array(weights, dtype=np.float64), labels=labels, name=name)
     except InputError as err:
@@ -51,13 +78,17 @@ def _build(kind: type[GraphProblem], n: int, edges: list[tuple[int, int]], weigh
 
 def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     """Read a DIMACS graph: ``c`` comments, one ``p FORMAT N M`` line (``edge``, ``col``, ...),
-    ``e u v [w]`` lines with 1 <= u, v <= N. The edge count M is not enforced (files often
-    list both u-v and v-u); endpoints outside 1..N are errors at their line."""
+    ``e u v [w]`` lines with 1 <= u, v <= N. Fewer than M ``e`` lines is a truncated file; more
+    are accepted (files often list both u-v and v-u). Endpoints outside 1..N, and an edge
+    repeated with another weight, are errors at their line; self-loops are dropped."""
     where = str(path)
     kind = _kind(problem, where)
     n: int | None = None
+    m = 0
     edges: list[tuple[int, int]] = []
     weights: list[float] = []
+    lines: list[int] = []
+    no = 0
     for no, line in enumerate(read_text(path).splitlines(), 1):
         fields = line.split()
         if not fields or fields[0] == "c":
@@ -84,22 +115,29 @@ def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem
                     raise InputError(f"node {x} out of range 1..{n}", where=at)
             edges.append((u - 1, v - 1))
             weights.append(_weight(fields[3], at) if len(fields) == 4 else 1.0)
+            lines.append(no)
         elif tag == "n":
             raise InputError("node weights ('n' lines) are not supported", where=at)
         else:
             raise InputError(f"unknown DIMACS line type {tag!r} (expected c, p or e)", where=at)
     if n is None:
         raise InputError("no 'p edge N M' line", where=where)
-    return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where)
+    if len(edges) < m:
+        raise InputError(
+            f"truncated: the 'p' line declares {m} edges but only {len(edges)} 'e' lines follow", where=f"{where}:{no}"
+        )
+    return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where, lines)
 
 
 def read_edgelist(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     """Read ``u v [w]`` lines (integer node labels, optional weight); ``#`` and ``%`` start
-    comments. Nodes are the sorted distinct labels, numbered 0..n-1; ``labels`` keeps them."""
+    comments. Nodes are the sorted distinct labels, numbered 0..n-1; ``labels`` keeps them.
+    An edge repeated with another weight is an error at its line; self-loops are dropped."""
     where = str(path)
     kind = _kind(problem, where)
     ends: list[tuple[int, int]] = []
     weights: list[float] = []
+    lines: list[int] = []
     for no, raw in enumerate(read_text(path).splitlines(), 1):
         line = raw.split("#", 1)[0].split("%", 1)[0]
         fields = line.split()
@@ -110,12 +148,13 @@ def read_edgelist(path: str | os.PathLike, *, problem: str | None) -> GraphProbl
             raise InputError(f"expected 'u v [weight]', got {raw.strip()!r}", where=at)
         ends.append((_int(fields[0], at, "a node label"), _int(fields[1], at, "a node label")))
         weights.append(_weight(fields[2], at) if len(fields) == 3 else 1.0)
+        lines.append(no)
     if not ends:
         raise InputError("no edges", where=where)
     pairs = np.array(ends, dtype=np.int64)
     labels = np.unique(pairs)
     edges = np.searchsorted(labels, pairs)
-    return _build(kind, len(labels), edges.tolist(), weights, labels, instance_name(path), where)
+    return _build(kind, len(labels), edges.tolist(), weights, labels, instance_name(path), where, lines)
 
 
 def _weight_text(graph: GraphProblem) -> list[str] | None:

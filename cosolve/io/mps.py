@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, instance_name, is_gzip, read_text
+from cosolve.io.detect import check_file, instance_name, is_gzip, read_bytes
 from cosolve.problems.base import Problem
 from cosolve.problems.mip import MIP
 from cosolve.problems.setcover import SetCover
@@ -152,11 +152,22 @@ def _clean(message: str) -> str:
     return text.splitlines()[0] if text else "unreadable model"
 
 
+def _utf8_text(path: Path, where: str) -> str:
+    """The file as UTF-8 text; other bytes are an error at their line (HiGHS's names must decode)."""
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(f"not UTF-8 text (byte 0x{raw[e.start]:02x})", where=f"{where}:{line}") from None
+
+
 def _read_lp(path: str | os.PathLike, fmt: str):  # -> highspy.HighsLp
     p = check_file(path)
     where = str(path)
+    text = _utf8_text(p, where)
     if fmt == "mps":
-        check_mps_text(read_text(p), where)
+        check_mps_text(text, where)
     h = _highs()
     messages: list[str] = []
     h.cbLogging.subscribe(lambda event: messages.append(str(event.message)))

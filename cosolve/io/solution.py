@@ -22,6 +22,13 @@ from cosolve.errors import InputError
 from cosolve.problems.base import Problem
 
 
+def _default_mode() -> int:
+    """0666 less the process umask, the mode ``open(path, "w")`` would give a new file."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """Yield a temporary path in the target's folder; on success it replaces ``path``.
@@ -42,6 +49,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
+        os.chmod(tmp, _default_mode())  # mkstemp makes 0600; give the file the usual mode
         os.replace(tmp, target)
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror}", where=str(path)) from None

@@ -19,6 +19,7 @@ from cosolve.errors import InputError
 from cosolve.problems.base import Evaluation, ExactModel, Problem, build_range
 
 FEAS_TOL = 1e-6
+INFINITY = 1e20  # SCIP's and HiGHS's infinity: no solution value may reach it
 
 
 class MIP(Problem):
@@ -93,6 +94,7 @@ class MIP(Problem):
         objective = float(self.c @ x + self.offset)
         tol = FEAS_TOL * np.maximum(1.0, np.abs(x))
         for bad, what in (
+            (~(np.abs(x) < INFINITY), "is not finite"),
             (x < self.lower - tol, "is below its lower bound"),
             (x > self.upper + tol, "is above its upper bound"),
             (self.integrality & (np.abs(x - np.round(x)) > FEAS_TOL), "is not integral"),

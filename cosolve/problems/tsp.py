@@ -45,7 +45,13 @@ class TSP(Problem):
     @cached_property
     def distances(self) -> np.ndarray:
         """(n, n) EUC_2D distance matrix (float64, integral values)."""
-        return euc2d(self.coords[:, None, :], self.coords[None, :, :])
+        return self.distance_rows(0, self.n)
+
+    def distance_rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of the EUC_2D distance matrix, (stop - start, n) float64."""
+        from scipy.spatial.distance import cdist
+
+        return np.floor(cdist(self.coords[start:stop], self.coords) + 0.5)
 
     def tour_length(self, tour: np.ndarray) -> float:
         p = self.coords[tour]
@@ -89,15 +95,16 @@ class TSP(Problem):
         from scipy.sparse.csgraph import connected_components
 
         n = self.n
-        iu, ju = self._edge_list()
-        d = self.distances
         model = Model(self.name or "tsp")
-        il, jl = iu.tolist(), ju.tolist()
-        x = [model.addVar(f"x{il[e] + 1}_{jl[e] + 1}", vtype="B", obj=float(d[il[e], jl[e]])) for e in build_range(len(il))]
+        x = []  # edge variables in np.triu_indices(n, 1) order
         incident: list[list[int]] = [[] for _ in range(n)]
-        for e, (i, j) in enumerate(zip(iu.tolist(), ju.tolist(), strict=False)):
-            incident[i].append(e)
-            incident[j].append(e)
+        for i in build_range(n, every=1):
+            row = self.distance_rows(i, i + 1)[0].tolist()
+            for j in range(i + 1, n):
+                incident[i].append(len(x))
+                incident[j].append(len(x))
+                x.append(model.addVar(f"x{i + 1}_{j + 1}", vtype="B", obj=row[j]))
+        iu, ju = self._edge_list()
         for i in range(n):
             model.addCons(quicksum(x[e] for e in incident[i]) == 2, name=f"deg{i + 1}")
 
@@ -200,10 +207,11 @@ class TSP(Problem):
         """Boolean arc literals with ``AddCircuit`` (CP-SAT's global circuit constraint)."""
         from ortools.sat.python import cp_model
 
-        n, d = self.n, self.distances.astype(np.int64)
+        n = self.n
         model = cp_model.CpModel()
-        arcs, literals, src, dst = [], [], [], []
-        for i in build_range(n, every=64):
+        arcs, literals, src, dst, costs = [], [], [], [], []
+        for i in build_range(n, every=1):
+            row = self.distance_rows(i, i + 1)[0].astype(np.int64).tolist()
             for j in range(n):
                 if i != j:
                     lit = model.new_bool_var(f"a{i + 1}_{j + 1}")
@@ -211,8 +219,9 @@ class TSP(Problem):
                     literals.append(lit)
                     src.append(i)
                     dst.append(j)
+                    costs.append(row[j])
         model.add_circuit(arcs)
-        model.minimize(cp_model.LinearExpr.weighted_sum(literals, [int(d[i, j]) for i, j in zip(src, dst, strict=False)]))
+        model.minimize(cp_model.LinearExpr.weighted_sum(literals, costs))
         src_a, dst_a = np.array(src), np.array(dst)
 
         def decode(values: np.ndarray) -> np.ndarray:

@@ -52,6 +52,7 @@ def test_several_workers_and_a_large_seed(helpers):
 def test_infeasible_mip_is_proven_infeasible(helpers):
     result = Solver("cpsat", time_limit=30).solve(helpers.infeasible_mip())
     assert result.status is Status.INFEASIBLE and result.termination is Termination.COMPLETED
+    assert result.bound is None
     assert result.solution is None
 
 

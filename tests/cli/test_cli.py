@@ -143,3 +143,56 @@ def test_ctrl_c_on_the_command_line_prints_the_incumbent(tmp_path, method):
     assert proc.returncode == 0, err
     assert "termination  interrupted" in out and "status       feasible" in out
     assert "Traceback" not in err
+
+
+def test_output_may_not_be_the_input(tmp_path):
+    inst = tmp_path / "inst.txt"
+    inst.write_bytes(SCP41.read_bytes())
+    proc = cosolve("solve", inst, "--method", "greedy", "--output", inst)
+    assert proc.returncode == 2 and "is the input file" in proc.stderr
+    assert inst.read_bytes() == SCP41.read_bytes()
+    proc = cosolve("export", inst, inst)
+    assert proc.returncode == 2 and inst.read_bytes() == SCP41.read_bytes()
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    import os
+
+    out = tmp_path / "s.sol"
+    assert cosolve("solve", SCP41, "--method", "greedy", "--output", out).returncode == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_info_on_a_graph_needs_no_problem_and_names_the_format():
+    proc = cosolve("info", ROOT / "instances" / "graphs" / "er50_p0.1_s1.col", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["format"] == "dimacs" and data["nodes"] == 50 and data["problem"].startswith("graph")
+
+
+def test_an_option_below_its_minimum_fails_before_reading():
+    graph = ROOT / "instances" / "graphs" / "er50_p0.1_s1.col"
+    proc = cosolve("solve", graph, "-p", "maxclique", "-m", "greedy", "--set", "clique_starts=0")
+    assert proc.returncode == 2 and "must be at least 1" in proc.stderr and proc.stdout == ""
+
+
+def test_unsupported_problem_fails_before_any_output():
+    proc = cosolve("solve", EIL51, "--method", "greedy", "--problem", "tsp", "--method", "test-none")
+    assert proc.returncode == 2 and proc.stdout == ""
+    proc = cosolve("solve", SCP41, "--method", "ortools-routing")
+    assert proc.returncode == 2 and proc.stdout == ""
+
+
+def test_non_utf8_model_files_are_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.lp"
+    bad.write_bytes(b"Minimize\n obj: x\xe9 + y\nSubject To\n c1: x\xe9 + y >= 1\nEnd\n")
+    proc = cosolve("info", bad)
+    assert proc.returncode == 2 and f"{bad}:2: not UTF-8" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_huge_time_limits_mean_no_limit():
+    proc = cosolve("solve", SCP41, "--method", "scip", "--time", "1e21", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "optimal"

@@ -85,3 +85,19 @@ def test_fit_returns_self_and_keeps_the_method():
     solver = Solver("test-enumerate")
     assert solver.fit([tiny_cover()]) is solver
     assert isinstance(solver.method_, Enumerate)
+
+
+def test_interrupt_from_another_thread_returns_the_incumbent():
+    import threading
+
+    mis = MaximumIndependentSet(40, np.array([[i, i + 1] for i in range(39)]))
+    solver = Solver("test-enumerate", time_limit=30)
+    threading.Timer(0.3, solver.interrupt).start()
+    result = solver.solve(mis)
+    assert result.termination is Termination.INTERRUPTED and result.status is Status.FEASIBLE
+    assert result.time < 5
+    solver.interrupt()  # no solve running: nothing happens
+
+
+def test_statuses_print_as_their_values():
+    assert str(Status.OPTIMAL) == "optimal" and f"{Termination.TIME_LIMIT}" == "time_limit"

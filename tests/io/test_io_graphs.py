@@ -99,3 +99,20 @@ def test_generators():
     assert b.weights.min() >= 1 and b.weights.max() <= 10
     with pytest.raises(InputError):
         erdos_renyi(5, 0.5, problem="tsp")
+
+
+def test_truncated_dimacs_and_conflicting_repeats_are_errors(tmp_path):
+    from cosolve.errors import InputError
+    from cosolve.io import read
+
+    truncated = tmp_path / "t.col"
+    truncated.write_text("p edge 4 3\ne 1 2\ne 2 3\n")
+    with pytest.raises(InputError, match=r"t\.col:3: truncated: the 'p' line declares 3 edges but only 2"):
+        read(truncated, problem="mis")
+    both_ways = tmp_path / "b.col"
+    both_ways.write_text("p edge 3 2\ne 1 2\ne 2 1\ne 2 3\ne 3 2\n")
+    assert read(both_ways, problem="mis").sizes() == {"nodes": 3, "edges": 2}
+    repeats = tmp_path / "r.edges"
+    repeats.write_text("1 2\n2 3\n2 1 5\n")
+    with pytest.raises(InputError, match=r"r\.edges:3: edge repeated with another weight \(5; line 1 gave 1\)"):
+        read(repeats, problem="maxcut")
