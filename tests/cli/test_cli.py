@@ -179,8 +179,6 @@ def test_an_option_below_its_minimum_fails_before_reading():
 
 
 def test_unsupported_problem_fails_before_any_output():
-    proc = cosolve("solve", EIL51, "--method", "greedy", "--problem", "tsp", "--method", "test-none")
-    assert proc.returncode == 2 and proc.stdout == ""
     proc = cosolve("solve", SCP41, "--method", "ortools-routing")
     assert proc.returncode == 2 and proc.stdout == ""
 
