@@ -1,4 +1,4 @@
-"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``.
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``bench``, ``report``.
 
 Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
 exits with code 2; no traceback.
@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import export, info, methods, solve
+from cosolve.cli import bench, export, info, methods, report, solve
 from cosolve.errors import CosolveError
 
-COMMANDS = {"solve": solve, "methods": methods, "info": info, "export": export}
+COMMANDS = {"solve": solve, "methods": methods, "info": info, "export": export, "bench": bench, "report": report}
 
 
 class _Parser(argparse.ArgumentParser):

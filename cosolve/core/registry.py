@@ -2,13 +2,15 @@
 
 Built-in methods live in the modules of ``BUILTIN_MODULES``; each registers its classes with
 :func:`register` when imported. Other packages add methods through the entry-point group
-``cosolve.methods`` (each entry point names a module to import). Method modules import their
+``cosolve.methods`` (each entry point names a module to import), or without packaging through the
+environment variable ``COSOLVE_PLUGINS`` (comma-separated module names). Method modules import their
 heavy dependencies (torch, solvers) inside functions, so listing methods stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from importlib.metadata import entry_points
 
 from cosolve.core.method import Method
@@ -42,6 +44,11 @@ def _load() -> None:
         importlib.import_module(module)
     for ep in entry_points(group="cosolve.methods"):
         importlib.import_module(ep.value)
+    for module in filter(None, (m.strip() for m in os.environ.get("COSOLVE_PLUGINS", "").split(","))):
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            raise UsageError(f"COSOLVE_PLUGINS: cannot import {module!r}: {e}") from None
 
 
 def methods() -> dict[str, type[Method]]:

@@ -1,0 +1,267 @@
+"""Benchmark suites: a TOML file naming instance sets, methods, budgets, seeds and threads.
+
+    name = "quick"
+    budgets = [1, 10]            # seconds of wall clock per job
+    seeds = [0]
+    threads = 1                  # per job
+
+    [[instances]]
+    name = "orlib"
+    paths = ["../instances/setcover/scp41.txt", "../instances/setcover/scpa*.txt"]  # files, folders, globs
+    reference = "../instances/setcover/optima.csv"   # optional: best-known values
+    problem = "setcover"                               # optional (needed for graph files)
+
+    [[instances]]
+    name = "er100"
+    generator = "erdos_renyi"            # a generator of cosolve.generators
+    params = { n = 100, p = 0.05 }
+    problem = "mis"
+    seeds = [1, 2, 3]                    # one instance per generator seed
+
+    [[methods]]
+    name = "greedy"
+    label = "greedy-raw"                 # optional: the name in reports (default: name)
+    options = { improve = false }        # optional: method options
+
+Relative paths are relative to the suite file.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cosolve.errors import InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+GENERATORS = {
+    "random_setcover": ("cosolve.generators.setcover", "random_setcover", "setcover"),
+    "erdos_renyi": ("cosolve.generators.graphs", "erdos_renyi", None),
+    "barabasi_albert": ("cosolve.generators.graphs", "barabasi_albert", None),
+    "random_tsp": ("cosolve.generators.tsp", "random_tsp", "tsp"),
+}
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One instance of a set: where its file is, its problem kind and best-known value."""
+
+    set: str
+    name: str
+    path: str
+    problem: str | None
+    reference: float | None
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    label: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def options_json(self) -> str:
+        return json.dumps(self.options, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: an instance, a method, a budget (s), a seed and a thread count."""
+
+    instance: Instance
+    method: MethodSpec
+    budget: float
+    seed: int
+    threads: int
+
+    @property
+    def key(self) -> str:
+        """Stable identity of the job in the store (what ``--resume`` skips)."""
+        opts = hashlib.sha1(self.method.options_json.encode()).hexdigest()[:8]
+        return (
+            f"{self.instance.set}/{self.instance.name}|{self.method.label}|{self.method.name}:{opts}"
+            f"|{self.budget:g}s|seed{self.seed}|t{self.threads}"
+        )
+
+
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    budgets: list[float]
+    seeds: list[int]
+    threads: int
+    instance_sets: list[dict[str, Any]]
+    methods: list[MethodSpec]
+    description: str = ""
+
+    def jobs(self, instances: list[Instance]) -> list[Job]:
+        """Every (instance, method, budget, seed) combination, instance-major."""
+        return [
+            Job(inst, method, budget, seed, self.threads)
+            for budget in self.budgets
+            for inst in instances
+            for method in self.methods
+            for seed in self.seeds
+        ]
+
+
+def _require(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in table:
+        raise InputError(f"missing key {key!r}", where=where)
+    value = table[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise InputError(f"key {key!r} has the wrong type ({type(value).__name__})", where=where)
+    return value
+
+
+def load_suite(path: str | os.PathLike) -> Suite:
+    """Parse and check a suite file (errors name the file and the offending entry)."""
+    path = Path(path)
+    where = str(path)
+    if not path.is_file():
+        raise InputError("no such suite file", where=where)
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"not valid TOML: {e}", where=where) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", where=where) from None
+    unknown = set(data) - {"name", "description", "budgets", "seeds", "threads", "instances", "methods"}
+    if unknown:
+        raise InputError(f"unknown key {sorted(unknown)[0]!r}", where=where)
+    budgets = [float(b) for b in _require(data, "budgets", list, where)]
+    if not budgets or any(not b > 0 for b in budgets):
+        raise InputError("budgets must be a non-empty list of positive seconds", where=where)
+    seeds = data.get("seeds", [0])
+    if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds):
+        raise InputError("seeds must be a non-empty list of non-negative integers", where=where)
+    threads = data.get("threads", 1)
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise InputError("threads must be a positive integer", where=where)
+    sets = _require(data, "instances", list, where)
+    if not sets:
+        raise InputError("no [[instances]] set", where=where)
+    names = [_require(s, "name", str, f"{where}: [[instances]] #{k + 1}") for k, s in enumerate(sets)]
+    if len(set(names)) != len(names):
+        raise InputError("two [[instances]] sets share a name", where=where)
+    methods = []
+    for k, m in enumerate(_require(data, "methods", list, where)):
+        at = f"{where}: [[methods]] #{k + 1}"
+        name = _require(m, "name", str, at)
+        options = m.get("options", {})
+        if not isinstance(options, dict):
+            raise InputError("options must be a table", where=at)
+        methods.append(MethodSpec(name, m.get("label", name), options))
+    if not methods:
+        raise InputError("no [[methods]]", where=where)
+    labels = [m.label for m in methods]
+    if len(set(labels)) != len(labels):
+        raise InputError("two methods share a label; give them distinct 'label's", where=where)
+    return Suite(data.get("name", path.stem), path, budgets, seeds, threads, sets, methods, data.get("description", ""))
+
+
+def read_references(path: Path) -> dict[str, float]:
+    """Best-known values from a CSV with an ``instance`` (or ``name``) column and an ``optimum``
+    (or ``value``) column; rows with a ``problem`` column are keyed ``instance:problem``."""
+    out: dict[str, float] = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            name = row.get("instance") or row.get("name")
+            value = row.get("optimum") or row.get("value")
+            if not name or value in (None, ""):
+                continue
+            key = f"{name}:{row['problem']}" if row.get("problem") else name
+            out[key] = float(value)
+    return out
+
+
+def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
+    """The instances of every set: files matched by ``paths``, or generated into
+    ``workdir/instances/SET/`` (written once; the same seed gives the same file)."""
+    base = suite.path.parent
+    out: list[Instance] = []
+    for spec in suite.instance_sets:
+        at = f"{suite.path}: [[instances]] {spec['name']!r}"
+        problem = spec.get("problem")
+        refs = read_references((base / spec["reference"]).resolve()) if spec.get("reference") else {}
+        if "generator" in spec:
+            files = _generate(spec, problem, workdir / "instances" / spec["name"], at)
+        elif "paths" in spec:
+            files = _match(base, spec["paths"], at)
+        else:
+            raise InputError("needs 'paths' or 'generator'", where=at)
+        for file in files:
+            name = _stem(file)
+            ref = refs.get(f"{name}:{problem}", refs.get(name))
+            out.append(Instance(spec["name"], name, str(file), problem, ref))
+    return out
+
+
+def _stem(path: Path) -> str:
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def _is_instance_file(path: Path) -> bool:
+    """Folder members that are data, not metadata: no hidden files, READMEs, CSVs or optimal tours."""
+    name = path.name
+    return not name.startswith((".", "README")) and not name.endswith((".csv", ".md", ".tour", ".orlib"))
+
+
+def _match(base: Path, patterns: list[str], at: str) -> list[Path]:
+    files: list[Path] = []
+    for pattern in patterns:
+        full = base / pattern
+        if full.is_dir():
+            found = sorted(
+                p for p in full.iterdir() if p.is_file() and not p.name.startswith((".", "README")) and p.suffix != ".csv"
+            )
+        else:
+            found = sorted(Path(p) for p in glob.glob(str(full)))
+        if not found:
+            raise InputError(f"no instance file matches {pattern!r}", where=at)
+        files.extend(p.resolve() for p in found)
+    return files
+
+
+def _generate(spec: dict[str, Any], problem: str | None, folder: Path, at: str) -> list[Path]:
+    import importlib
+
+    from cosolve.io.graphfiles import write_dimacs
+    from cosolve.io.orlib import write_orlib
+    from cosolve.io.tsplib import write_tsplib
+
+    name = spec["generator"]
+    if name not in GENERATORS:
+        raise InputError(f"unknown generator {name!r}; valid: {', '.join(GENERATORS)}", where=at)
+    module, func, kind = GENERATORS[name]
+    make = getattr(importlib.import_module(module), func)
+    params = dict(spec.get("params", {}))
+    if kind is None:
+        params["problem"] = problem or "mis"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for seed in spec.get("seeds", [0]):
+        try:
+            inst = make(**params, seed=seed)
+        except TypeError as e:
+            raise InputError(f"bad params for {name}: {e}", where=at) from None
+        kind_now = inst.kind
+        ext = {"setcover": ".txt", "tsp": ".tsp"}.get(kind_now, ".col")
+        path = folder / f"{inst.name or f'{name}_s{seed}'}{ext}"
+        if not path.exists():
+            {"setcover": write_orlib, "tsp": write_tsplib}.get(kind_now, write_dimacs)(inst, path)
+        files.append(path)
+    return files

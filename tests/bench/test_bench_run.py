@@ -1,0 +1,173 @@
+"""The benchmark harness end to end, through the CLI: Dask runs, kills, resume, reports."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+SUITE = """
+name = "tiny"
+budgets = [{budget}]
+seeds = [0]
+threads = 1
+
+[[instances]]
+name = "er"
+generator = "erdos_renyi"
+params = {{ n = 30, p = 0.2 }}
+problem = "mis"
+seeds = {seeds}
+
+[[methods]]
+name = "greedy"
+{extra}
+"""
+
+
+def write_suite(folder: Path, *, budget=1, seeds=(1, 2), extra="") -> Path:
+    path = folder / "suite.toml"
+    path.write_text(SUITE.format(budget=budget, seeds=list(seeds), extra=extra))
+    return path
+
+
+def bench(*args, env=None, **kw):
+    command = [sys.executable, "-m", "cosolve", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, **kw)
+
+
+def rows(out: Path) -> list[dict]:
+    db = sqlite3.connect(out / "results.sqlite")
+    db.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in db.execute("SELECT * FROM jobs ORDER BY key")]
+    finally:
+        db.close()
+
+
+def test_two_worker_run_records_every_job_and_writes_reports(tmp_path):
+    suite = write_suite(tmp_path, extra='\n[[methods]]\nname = "scip"\n')
+    out = tmp_path / "out"
+    proc = bench("bench", suite, "--out", out, "--workers", "2", "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    jobs = rows(out)
+    assert len(jobs) == 4 and {j["status"] for j in jobs} == {"done"}
+    assert {j["label"] for j in jobs} == {"greedy", "scip"}
+    for j in jobs:
+        assert j["time"] <= 1 * 1.05 + 0.5 and j["objective"] is not None and json.loads(j["trace"])
+    csv_lines = (out / "results.csv").read_text().strip().splitlines()
+    assert len(csv_lines) == 1 + 4
+    report = (out / "report.md").read_text()
+    assert "## er, 1 s (2 instances)" in report and "best found in run" in report
+    assert (out / "profile.png").stat().st_size > 0 and (out / "anytime_er.png").stat().st_size > 0
+
+    # the reports come back from the database alone
+    before = report
+    for name in ("results.csv", "report.md", "profile.png", "anytime_er.png"):
+        (out / name).unlink()
+    again = bench("report", out)
+    assert again.returncode == 0, again.stderr
+    assert (out / "report.md").read_text() == before
+    assert len((out / "results.csv").read_text().strip().splitlines()) == 5
+
+    # a second run into the same folder refuses to mix results unless asked to resume
+    refused = bench("bench", suite, "--out", out, "--no-progress")
+    assert refused.returncode == 2 and "--resume" in refused.stderr
+    resumed = bench("bench", suite, "--out", out, "--resume", "--no-progress")
+    assert resumed.returncode == 0 and "4 jobs (4 already recorded)" in resumed.stdout
+
+
+def test_a_job_that_ignores_its_budget_is_killed_and_marked(tmp_path):
+    (tmp_path / "sleepy_plugin.py").write_text(
+        "import time\n"
+        "from cosolve.core.method import Method, Outcome\n"
+        "from cosolve.core.registry import register\n"
+        "from cosolve.core.result import Termination\n"
+        "@register\n"
+        "class Sleepy(Method):\n"
+        "    name = 'sleepy'\n"
+        "    problems = frozenset({'mis'})\n"
+        "    def solve(self, problem, ctx):\n"
+        "        time.sleep(60)\n"
+        "        return Outcome(Termination.COMPLETED)\n"
+    )
+    path = f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    env = {**os.environ, "COSOLVE_PLUGINS": "sleepy_plugin", "PYTHONPATH": path}
+    suite = write_suite(tmp_path, budget=0.5, seeds=(1,), extra='\n[[methods]]\nname = "sleepy"\n')
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    proc = bench("bench", suite, "--out", out, "--no-progress", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert time.perf_counter() - start < 40
+    by_label = {j["label"]: j for j in rows(out)}
+    assert by_label["greedy"]["status"] == "done"
+    assert by_label["sleepy"]["status"] == "killed" and "overran its budget" in by_label["sleepy"]["error"]
+    assert by_label["sleepy"]["objective"] is None
+    assert "| sleepy | 1 | 100.00% | 0.500 | 0 | 0 | 0.50 | 1 | 0 |" in (out / "report.md").read_text()
+
+
+def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
+    suite = write_suite(tmp_path, seeds=range(1, 7))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cosolve", "bench", str(suite), "--out", str(out), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = out / "results.sqlite"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if db.exists():
+            try:
+                if len(rows(out)) >= 2:
+                    break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    first = {j["key"]: j["finished_at"] for j in rows(out)}
+    assert 2 <= len(first) < 6, "the run should be killed mid-way"
+
+    resumed = bench("bench", suite, "--out", out, "--resume", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"6 jobs ({len(first)} already recorded)" in resumed.stdout
+    final = rows(out)
+    assert len(final) == 6 and len({j["key"] for j in final}) == 6
+    assert all(j["status"] == "done" for j in final)
+    for j in final:  # the jobs recorded before the kill were not run again
+        if j["key"] in first:
+            assert j["finished_at"] == first[j["key"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("budgets = [1\n", "not valid TOML"),
+        (
+            'budgets = [1]\n[[instances]]\nname = "a"\npaths = ["nothing*.txt"]\n[[methods]]\nname = "greedy"\n',
+            "no instance file matches",
+        ),
+        (SUITE.format(budget=1, seeds=[1], extra='[[methods]]\nname = "nosuch"\n'), "unknown method 'nosuch'"),
+        (SUITE.format(budget=-1, seeds=[1], extra=""), "budgets must be"),
+    ],
+)
+def test_bad_suites_fail_before_running(tmp_path, text, needle):
+    suite = tmp_path / "bad.toml"
+    suite.write_text(text)
+    proc = bench("bench", suite, "--out", tmp_path / "out", "--no-progress")
+    assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "results.sqlite").exists()
+
+
+def test_oversubscription_is_refused(tmp_path):
+    suite = write_suite(tmp_path)
+    proc = bench("bench", suite, "--out", tmp_path / "out", "--workers", str(2 * (os.cpu_count() or 1)), "--no-progress")
+    assert proc.returncode == 2 and "exceed this machine's" in proc.stderr
