@@ -69,7 +69,8 @@ def package_versions() -> dict[str, str]:
 
 
 def git_commit() -> str | None:
-    """The commit of the cosolve checkout (with ``+dirty`` for uncommitted changes), if any."""
+    """The commit of the cosolve checkout, with ``+dirty`` when the package's own files (not
+    recorded results or suites) have uncommitted changes; None outside a git checkout."""
     here = Path(__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
