@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
-import platform
 import subprocess
 import sys
 import time
@@ -25,15 +23,11 @@ SETCOVER = ROOT / "instances" / "setcover"
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    """CPU model, cores and Python version, as the benchmark harness records them."""
+    from cosolve.bench.runner import machine_info
+
+    info = machine_info()
+    return f"{info['cpu']}, {info['cores']} cores, Python {info['python']}"
 
 
 def main() -> None:

@@ -63,6 +63,12 @@ def ran_out_of_time(deadline: Deadline, slack: float = 0.05) -> bool:
     return deadline.remaining() <= slack
 
 
+def interrupted_or_overdue(deadline: Deadline, grace: float = 0.25) -> bool:
+    """True after an interrupt, or ``grace`` seconds past the deadline: for sub-solvers that
+    honour their own time limit and must not be interrupted at an arbitrary moment (SCIP)."""
+    return deadline.interrupted or deadline.elapsed() > deadline.time_limit + grace
+
+
 def seed32(seed: int) -> int:
     """A non-negative seed that fits the 32-bit seed parameters of SCIP and CP-SAT."""
     return int(seed) % _INT32_MAX
@@ -72,9 +78,16 @@ def seed32(seed: int) -> int:
 POLL_INTERVAL = 0.05
 
 
-def run_in_worker(solve: Callable[[], T], stop: Callable[[], None], deadline: Deadline, name: str) -> T:
+def run_in_worker(
+    solve: Callable[[], T],
+    stop: Callable[[], None],
+    deadline: Deadline,
+    name: str,
+    should_stop: Callable[[], bool] | None = None,
+) -> T:
     """Run ``solve()`` (a sub-solver call that releases the GIL) in a worker thread, and call
-    ``stop()`` from the calling thread once the deadline is interrupted or expired.
+    ``stop()`` from the calling thread once ``should_stop()`` is true (default: the deadline is
+    interrupted or expired).
 
     Python runs signal handlers in the main thread only, and only between bytecodes: while the
     main thread waits here (in short joins, which signals wake), Ctrl-C reaches the Solver's
@@ -83,6 +96,8 @@ def run_in_worker(solve: Callable[[], T], stop: Callable[[], None], deadline: De
     exception propagates. An exception of ``solve()`` is re-raised here.
     """
     outcome: dict[str, Any] = {}
+    if should_stop is None:
+        should_stop = lambda: deadline.stop_requested  # noqa: E731
 
     def work() -> None:
         try:
@@ -95,7 +110,7 @@ def run_in_worker(solve: Callable[[], T], stop: Callable[[], None], deadline: De
     try:
         while worker.is_alive():
             worker.join(POLL_INTERVAL)
-            if deadline.stop_requested:
+            if should_stop():
                 stop()
     finally:
         while worker.is_alive():  # only after an exception in this thread

@@ -185,9 +185,7 @@ class Greedy(Method):
         "improve": Option(
             bool, True, "run the improvement step: redundancy removal (setcover, mds), 1-flip search (maxcut), 2-opt (tsp)"
         ),
-        "clique_starts": Option(
-            int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1
-        ),
+        "clique_starts": Option(int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1),
     }
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

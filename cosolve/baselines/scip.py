@@ -10,6 +10,7 @@ import numpy as np
 from cosolve.baselines._exact import (
     EXACT_PROBLEMS,
     CallbackGuard,
+    interrupted_or_overdue,
     ran_out_of_time,
     run_in_worker,
     seed32,
@@ -84,7 +85,7 @@ def _make_watcher(exact: ExactModel, ctx: SolveContext, guard: CallbackGuard) ->
                     _offer_best(self.model, exact, ctx)
                 elif self.report and kind == dual:
                     _offer_bound(self.model, exact, ctx)
-                if ctx.deadline.stop_requested:
+                if interrupted_or_overdue(ctx.deadline):
                     self.model.interruptSolve()
             except BaseException as error:  # re-raised after the solve
                 guard.record(error)
@@ -103,7 +104,11 @@ def _optimize(model: Any, ctx: SolveContext) -> None:
         with contextlib.suppress(Exception):
             model.interruptSolve()
 
-    run_in_worker(model.optimizeNogil, interrupt, ctx.deadline, "cosolve-scip")
+    # SCIP stops itself at its time limit; interrupting it at the very moment it expires can
+    # catch it while it sets up the solve, which leaves the model in a stage it cannot free.
+    run_in_worker(
+        model.optimizeNogil, interrupt, ctx.deadline, "cosolve-scip", should_stop=lambda: interrupted_or_overdue(ctx.deadline)
+    )
 
 
 def _resolve_inforunbd(model: Any, watcher: Any, ctx: SolveContext) -> Status | None:
