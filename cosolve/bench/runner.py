@@ -76,9 +76,8 @@ def git_commit() -> str | None:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
         if commit.returncode != 0:
             return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=here, capture_output=True, text=True, timeout=5
-        )
+        package = ["git", "status", "--porcelain", "--untracked-files=no", "--", str(here.parent)]
+        dirty = subprocess.run(package, cwd=here, capture_output=True, text=True, timeout=5)
         return commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.TimeoutExpired):
         return None
