@@ -171,3 +171,15 @@ def test_oversubscription_is_refused(tmp_path):
     suite = write_suite(tmp_path)
     proc = bench("bench", suite, "--out", tmp_path / "out", "--workers", str(2 * (os.cpu_count() or 1)), "--no-progress")
     assert proc.returncode == 2 and "exceed this machine's" in proc.stderr
+
+
+def test_an_existing_scheduler_runs_the_jobs(tmp_path):
+    from distributed import LocalCluster
+
+    suite = write_suite(tmp_path)
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        proc = bench("bench", suite, "--out", out, "--scheduler", cluster.scheduler_address, "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert [j["status"] for j in rows(out)] == ["done", "done"]
+    assert f"scheduler {cluster.scheduler_address}" in (out / "report.md").read_text()
