@@ -174,7 +174,10 @@ def _execute(
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=False, dashboard_address=None)
         client = Client(cluster)
     else:
-        cluster, client = None, Client(scheduler, timeout="30s")
+        try:
+            cluster, client = None, Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError, ValueError) as e:
+            raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({type(e).__name__}: {e})") from None
     try:
         slots = max(1, sum(client.nthreads().values()))
         futures = {client.submit(run_job, _spec(job), pure=False): job for job in todo}

@@ -178,8 +178,14 @@ def test_an_existing_scheduler_runs_the_jobs(tmp_path):
 
     suite = write_suite(tmp_path)
     out = tmp_path / "out"
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://", dashboard_address=None) as cluster:
         proc = bench("bench", suite, "--out", out, "--scheduler", cluster.scheduler_address, "--no-progress")
     assert proc.returncode == 0, proc.stderr
     assert [j["status"] for j in rows(out)] == ["done", "done"]
     assert f"scheduler {cluster.scheduler_address}" in (out / "report.md").read_text()
+
+
+def test_an_unreachable_scheduler_is_a_one_line_error(tmp_path):
+    suite = write_suite(tmp_path)
+    proc = bench("bench", suite, "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9", "--no-progress")
+    assert proc.returncode == 2 and "cannot reach the Dask scheduler" in proc.stderr and "Traceback" not in proc.stderr
