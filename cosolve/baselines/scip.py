@@ -175,6 +175,8 @@ class ScipMethod(Method):
         except BuildStopped:  # the budget ran out while building the model
             return Outcome(stopped(ctx.deadline))
         model = exact.model
+        if isinstance(model.data, dict):  # model callbacks (e.g. TSP separation) may consult it
+            model.data["stop"] = lambda: ctx.deadline.stop_requested
         model.hideOutput()
         model.setParam("misc/catchctrlc", False)
         model.setParam("randomization/randomseedshift", seed32(ctx.seed))

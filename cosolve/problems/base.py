@@ -31,6 +31,8 @@ class ExactModel:
     ``variables`` lists the model variables that carry the solution; ``decode`` maps their
     values (an array aligned with ``variables``) to the problem's solution array.
     ``objective_offset`` is added to the solver's objective to get the problem's objective.
+    Callbacks inside a SCIP model may consult ``model.data["stop"]()`` (set by the ``scip``
+    baseline when ``model.data`` is a dict) to skip expensive work once the deadline has passed.
     """
 
     model: Any

@@ -35,3 +35,12 @@ def test_a_model_too_big_for_the_budget_returns_on_time(method):
     result = Solver(method, time_limit=0.5).solve(problem)
     assert result.termination is Termination.TIME_LIMIT and result.status is Status.NO_SOLUTION
     assert result.time <= 0.5 * 1.05 + 0.5
+
+
+@pytest.mark.slow
+def test_scip_tsp_separation_yields_to_the_deadline():
+    from cosolve.generators.tsp import random_tsp
+
+    result = Solver("scip", time_limit=2).solve(random_tsp(400, seed=2))  # above the exact-separation size
+    assert result.termination is Termination.TIME_LIMIT
+    assert result.time <= 2 * 1.05 + 0.5
