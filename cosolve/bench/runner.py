@@ -227,7 +227,7 @@ class _Progress:
     def _state(self) -> str:
         running = min(self.slots, self.total - self.finished)
         eta = self.left / self.slots
-        return f"running {running}  failed {self.failed}  ~{eta:.0f} s left"
+        return f"running {running}  failed/killed {self.failed}  ~{eta:.0f} s left"
 
     def advance(self, status: str, budget: float) -> None:
         self.finished += 1
