@@ -7,7 +7,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from cosolve.core.deadline import Deadline
+from cosolve.core.method import SolveContext
 from cosolve.core.result import Termination
+from cosolve.problems.base import BuildStopped, build_deadline
 
 #: Problem kinds with an exact model (``Problem.scip_model``; ``cpsat_model`` for all of them too).
 EXACT_PROBLEMS = frozenset({"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip"})
@@ -61,6 +63,16 @@ def ran_out_of_time(deadline: Deadline, slack: float = 0.05) -> bool:
     milliseconds before it expires; ``slack`` absorbs that.
     """
     return deadline.remaining() <= slack
+
+
+def build_within(ctx: SolveContext, build: Callable[[], T]) -> T | None:
+    """Run a model builder under the solve's deadline (see :func:`build_deadline`); ``None`` if
+    the budget ran out while it was building."""
+    try:
+        with build_deadline(lambda: ctx.deadline.stop_requested):
+            return build()
+    except BuildStopped:
+        return None
 
 
 def interrupted_or_overdue(deadline: Deadline, grace: float = 0.25) -> bool:

@@ -10,6 +10,7 @@ import numpy as np
 from cosolve.baselines._exact import (
     EXACT_PROBLEMS,
     CallbackGuard,
+    build_within,
     run_in_worker,
     seed32,
     stopped,
@@ -19,7 +20,7 @@ from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import InputError
-from cosolve.problems.base import BuildStopped, ExactModel, Problem, build_deadline
+from cosolve.problems.base import ExactModel, Problem
 
 
 class _Decoder:
@@ -103,10 +104,8 @@ class CpSatMethod(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from ortools.sat.python import cp_model
 
-        try:
-            with build_deadline(lambda: ctx.deadline.stop_requested):
-                exact = problem.cpsat_model()
-        except BuildStopped:  # the budget ran out while building the model
+        exact = build_within(ctx, problem.cpsat_model)
+        if exact is None:  # the budget ran out while building the model
             return Outcome(stopped(ctx.deadline))
         decoder = _Decoder(exact)
         offset = exact.objective_offset

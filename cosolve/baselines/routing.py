@@ -6,11 +6,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import CallbackGuard, ran_out_of_time, stopped, time_left
+from cosolve.baselines._exact import CallbackGuard, build_within, ran_out_of_time, stopped, time_left
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
-from cosolve.problems.base import BuildStopped, Problem, build_deadline, build_range
+from cosolve.problems.base import Problem, build_range
 
 
 def _distance_lists(problem: Problem) -> list[list[int]]:
@@ -61,10 +61,8 @@ class OrToolsRouting(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from ortools.constraint_solver import pywrapcp, routing_enums_pb2
 
-        try:
-            with build_deadline(lambda: ctx.deadline.stop_requested):
-                matrix = _distance_lists(problem)
-        except BuildStopped:  # the budget ran out while building the model
+        matrix = build_within(ctx, lambda: _distance_lists(problem))
+        if matrix is None:  # the budget ran out while building the model
             return Outcome(stopped(ctx.deadline))
         manager = pywrapcp.RoutingIndexManager(problem.n, 1, 0)
         routing = pywrapcp.RoutingModel(manager)

@@ -10,6 +10,7 @@ import numpy as np
 from cosolve.baselines._exact import (
     EXACT_PROBLEMS,
     CallbackGuard,
+    build_within,
     interrupted_or_overdue,
     ran_out_of_time,
     run_in_worker,
@@ -20,7 +21,7 @@ from cosolve.baselines._exact import (
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
-from cosolve.problems.base import BuildStopped, ExactModel, Problem, build_deadline
+from cosolve.problems.base import ExactModel, Problem
 
 #: The most threads SCIP's thread parameters accept.
 _MAX_THREADS = 64
@@ -169,10 +170,8 @@ class ScipMethod(Method):
     options: ClassVar[dict[str, Option]] = {}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        try:
-            with build_deadline(lambda: ctx.deadline.stop_requested):
-                exact = problem.scip_model()
-        except BuildStopped:  # the budget ran out while building the model
+        exact = build_within(ctx, problem.scip_model)
+        if exact is None:  # the budget ran out while building the model
             return Outcome(stopped(ctx.deadline))
         model = exact.model
         if isinstance(model.data, dict):  # model callbacks (e.g. TSP separation) may consult it
