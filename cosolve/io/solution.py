@@ -69,9 +69,24 @@ def write_solution(problem: Problem, solution: np.ndarray, path: str | os.PathLi
     """Write ``solution`` of ``problem`` to ``path`` (atomically; an existing file is replaced).
 
     The first line is a comment ``# cosolve solution: problem=..., instance=..., objective=...``;
-    then ``problem.solution_lines(solution)``, one per line.
+    then ``problem.solution_lines(solution)``, one per line. A TSP tour written to a ``.tour``
+    file is a TSPLIB tour file instead (``TYPE : TOUR``, ``TOUR_SECTION``, 1-based cities, ``-1``),
+    readable by :func:`cosolve.io.tsplib.read_tour` and other TSPLIB tools.
     """
     verdict = problem.evaluate(solution)
+    if problem.kind == "tsp" and os.fspath(path).lower().endswith(".tour"):
+        lines = [
+            f"NAME : {problem.name or 'tour'}",
+            f"COMMENT : cosolve tour, length {verdict.objective:.12g}",
+            "TYPE : TOUR",
+            f"DIMENSION : {len(solution)}",
+            "TOUR_SECTION",
+            *problem.solution_lines(solution),
+            "-1",
+            "EOF",
+        ]
+        atomic_write(path, "\n".join(lines) + "\n")
+        return
     header = (
         f"# cosolve solution: problem={problem.kind}, instance={problem.name or '-'}, "
         f"objective={verdict.objective:.12g}, feasible={str(verdict.feasible).lower()}"
@@ -98,12 +113,17 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     """Parse a file written by :func:`write_solution` back into ``problem``'s solution array.
 
     Set cover -> int8 0/1 vector over columns; graphs -> int8 0/1 vector over nodes (lines are
-    node labels); TSP -> int64 permutation (lines are 1-based cities); MIP -> float64 values
+    node labels); TSP -> int64 permutation (lines are 1-based cities, or a TSPLIB ``.tour``
+    file); MIP -> float64 values
     (lines ``name value``, unnamed variables 0). Other kinds: one value per line.
     Raises :class:`InputError` naming ``path:line`` for a bad entry.
     """
     from cosolve.problems import MIP, TSP, GraphProblem, SetCover
 
+    if isinstance(problem, TSP) and os.fspath(path).lower().endswith(".tour"):
+        from cosolve.io.tsplib import read_tour
+
+        return read_tour(path)
     rows = _lines(path)
     where = str(path)
     if isinstance(problem, SetCover):

@@ -80,3 +80,20 @@ def test_tour_errors(tmp_path):
         read_tour(path)
     path.write_text("TOUR_SECTION\n2 1 3 -1\n")
     assert read_tour(path).tolist() == [1, 0, 2]
+
+
+def test_a_tour_written_to_a_tour_file_is_tsplib(tmp_path):
+    import numpy as np
+
+    from cosolve.io import read, write_solution
+    from cosolve.io.tsplib import read_tour
+
+    problem = read(EIL51)
+    tour = np.random.default_rng(0).permutation(problem.n)
+    write_solution(problem, tour, tmp_path / "t.tour")
+    text = (tmp_path / "t.tour").read_text()
+    assert "TYPE : TOUR" in text and text.rstrip().endswith("-1\nEOF")
+    np.testing.assert_array_equal(read_tour(tmp_path / "t.tour"), tour)
+    from cosolve.io import read_solution
+
+    np.testing.assert_array_equal(read_solution(problem, tmp_path / "t.tour"), tour)
