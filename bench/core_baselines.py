@@ -30,6 +30,19 @@ def machine() -> str:
     return f"{info['cpu']}, {info['cores']} cores, Python {info['python']}"
 
 
+def solve_json(path: Path, method: str, budget: float, threads: int = 1) -> tuple[dict | None, float]:
+    """``cosolve solve PATH --json`` in its own process: (the parsed result or None, process wall s)."""
+    cmd = [sys.executable, "-m", "cosolve", "solve", str(path), "--method", method, "--time", str(budget),
+           "--threads", str(threads), "--json"]  # fmt: skip
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        print(f"{path.name} {method}: failed: {proc.stderr.strip()}", file=sys.stderr)
+        return None, wall
+    return json.loads(proc.stdout), wall
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time", type=float, default=10.0)
@@ -45,27 +58,9 @@ def main() -> None:
     rows = []
     for name in args.instances:
         for method in args.methods:
-            cmd = [
-                sys.executable,
-                "-m",
-                "cosolve",
-                "solve",
-                str(SETCOVER / f"{name}.txt"),
-                "--method",
-                method,
-                "--time",
-                str(args.time),
-                "--threads",
-                str(args.threads),
-                "--json",
-            ]
-            start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            wall = time.perf_counter() - start
-            if proc.returncode != 0:
-                print(f"{name} {method}: failed: {proc.stderr.strip()}", file=sys.stderr)
+            r, wall = solve_json(SETCOVER / f"{name}.txt", method, args.time, args.threads)
+            if r is None:
                 continue
-            r = json.loads(proc.stdout)
             opt = optima[name]
             primal_gap = None if r["objective"] is None else (r["objective"] - opt) / opt
             rows.append((name, method, r, opt, primal_gap, wall))

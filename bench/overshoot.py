@@ -12,8 +12,6 @@ most 5% + 0.5 s.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-from core_baselines import machine  # noqa: E402
+from core_baselines import machine, solve_json  # noqa: E402
 
 
 def main() -> None:
@@ -44,14 +42,9 @@ def main() -> None:
     rows = []
     for budget in args.budgets:
         for path, method in runs:
-            cmd = [sys.executable, "-m", "cosolve", "solve", str(path), "--method", method, "--time", str(budget), "--json"]
-            start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-            wall = time.perf_counter() - start
-            if proc.returncode != 0:
-                print(f"{path.name} {method}: failed: {proc.stderr.strip()}", file=sys.stderr)
+            r, wall = solve_json(path, method, budget)
+            if r is None:
                 continue
-            r = json.loads(proc.stdout)
             over = r["time"] - budget
             rows.append((path.stem, method, budget, r, over, wall))
             print(

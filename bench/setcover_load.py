@@ -44,8 +44,11 @@ def generate(rows: int, cols: int, nnz: int, seed: int, path: Path) -> None:
     t = time.perf_counter()
     write_orlib(problem, path)
     written = time.perf_counter() - t
-    print(f"generated {rows} x {cols}, {nnz} nonzeros in {generated:.2f} s; "
-          f"wrote {path.stat().st_size / 1e6:.1f} MB (orlib) in {written:.2f} s", flush=True)
+    print(
+        f"generated {rows} x {cols}, {nnz} nonzeros in {generated:.2f} s; "
+        f"wrote {path.stat().st_size / 1e6:.1f} MB (orlib) in {written:.2f} s",
+        flush=True,
+    )
 
 
 def measure_read(path: Path, env: dict[str, str]) -> tuple[dict, float, int]:
@@ -83,13 +86,27 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"rand{args.rows}x{args.cols}.txt"
-        gen = [sys.executable, __file__, "--rows", str(args.rows), "--cols", str(args.cols), "--nnz", str(args.nnz),
-               "--seed", str(args.seed), "--generate-only", str(path)]
+        gen = [
+            sys.executable,
+            __file__,
+            "--rows",
+            str(args.rows),
+            "--cols",
+            str(args.cols),
+            "--nnz",
+            str(args.nnz),
+            "--seed",
+            str(args.seed),
+            "--generate-only",
+            str(path),
+        ]
         subprocess.run(gen, check=True, env=env)
         child, wall, maxrss = measure_read(path, env)
     print(f"read: {child['read_s']:.2f} s (child process {wall:.2f} s with interpreter start and imports)")
-    print(f"peak RSS of the reading process: {maxrss / 1024:.0f} MiB ru_maxrss, {child['vmhwm_kib'] / 1024:.0f} MiB VmHWM "
-          f"(after imports: {child['import_rss_kib'] / 1024:.0f} MiB)")
+    print(
+        f"peak RSS of the reading process: {maxrss / 1024:.0f} MiB ru_maxrss, {child['vmhwm_kib'] / 1024:.0f} MiB VmHWM "
+        f"(after imports: {child['import_rss_kib'] / 1024:.0f} MiB)"
+    )
     print(f"read back: {child['sizes']}")
     return 0
 

@@ -333,6 +333,7 @@ def helpers() -> SimpleNamespace:
     return SimpleNamespace(
         assert_monotone=assert_monotone,
         assert_optimal=assert_optimal,
+        brute_force_binary=brute_force_binary,
         brute_force_tsp=brute_force_tsp,
         context=context,
         hard_maxcut=hard_maxcut,

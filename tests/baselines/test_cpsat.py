@@ -110,28 +110,6 @@ def test_time_limit_is_honoured(helpers):
     helpers.assert_monotone(result)
 
 
-@pytest.mark.slow
-def test_interrupt_from_another_thread(helpers):
-    problem = helpers.hard_maxcut()
-    ctx = helpers.context(problem, threads=2)
-    threading.Timer(1.0, ctx.deadline.interrupt).start()
-    start = time.perf_counter()
-    outcome = CpSatMethod({"log": False}).solve(problem, ctx)
-    elapsed = time.perf_counter() - start
-    assert outcome.termination is Termination.INTERRUPTED and outcome.proven is None
-    assert elapsed < 2.0
-    assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
-
-
-@pytest.mark.slow
-def test_ctrl_c_returns_the_incumbent(helpers):
-    run = helpers.run_and_interrupt("cpsat", "hard_setcover", threads=2)
-    print(f"cpsat: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
-    assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
-    assert run.result.objective is not None and run.to_exit < 5
-    assert "Traceback" not in run.stderr
-
-
 def test_the_worker_is_stopped_when_the_waiting_thread_raises():
     # A second Ctrl-C raises KeyboardInterrupt in the waiting thread: the sub-solver must be
     # stopped and joined before it propagates (shared by cpsat and scip).

@@ -13,33 +13,10 @@ from cosolve.baselines.greedy import Greedy
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import SolveContext
 from cosolve.core.result import Trace
+from cosolve.io import read
 from cosolve.problems import TSP, MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet, SetCover
 
-DATA = Path("/work/shared/data")
-ORLIB = DATA / "setcover" / "orlib"
-
-
-def read_orlib(path):
-    """OR-Library set cover: ``m n``, n costs, then per row a count and 1-based columns."""
-    tokens = iter(path.read_text().split())
-    m, n = int(next(tokens)), int(next(tokens))
-    costs = np.array([float(next(tokens)) for _ in range(n)])
-    rows, cols = [], []
-    for i in range(m):
-        for _ in range(int(next(tokens))):
-            rows.append(i)
-            cols.append(int(next(tokens)) - 1)
-    return SetCover(costs, sp.csr_array((np.ones(len(rows), np.int8), (rows, cols)), shape=(m, n)), name=path.stem)
-
-
-def read_tsplib(path):
-    lines = path.read_text().splitlines()
-    start = next(k for k, line in enumerate(lines) if line.strip().startswith("NODE_COORD_SECTION")) + 1
-    coords = [
-        [float(t) for t in line.split()[1:3]]
-        for line in itertools.takewhile(lambda s: s.strip() not in ("EOF", ""), lines[start:])
-    ]
-    return TSP(np.array(coords), name=path.stem)
+INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 
 
 def random_edges(n, p, seed):
@@ -47,15 +24,6 @@ def random_edges(n, p, seed):
     iu, ju = np.triu_indices(n, 1)
     keep = rng.random(len(iu)) < p
     return np.stack([iu[keep], ju[keep]], axis=1)
-
-
-def brute_force(problem, n):
-    best = problem.sense.worst
-    for bits in itertools.product((0, 1), repeat=n):
-        e = problem.evaluate(np.array(bits, dtype=np.int8))
-        if e.feasible and problem.sense.better(e.objective, best):
-            best = e.objective
-    return best
 
 
 def family(kind, seed, n=10):
@@ -92,7 +60,7 @@ def test_greedy_is_registered_for_the_six_families():
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("kind", KINDS)
-def test_every_family_gives_a_feasible_answer_no_better_than_brute_force(kind, seed):
+def test_every_family_gives_a_feasible_answer_no_better_than_brute_force(kind, seed, helpers):
     problem = family(kind, seed)
     result = Solver("greedy", time_limit=30, seed=seed).solve(problem)
     assert_clean(result, problem)
@@ -102,7 +70,7 @@ def test_every_family_gives_a_feasible_answer_no_better_than_brute_force(kind, s
         assert opt <= result.objective
     else:
         n = problem.n_cols if kind == "setcover" else problem.n
-        opt = brute_force(problem, n)
+        opt = helpers.brute_force_binary(problem, n)
         assert not problem.sense.better(result.objective, opt)
     if kind in ("setcover", "mds"):  # Chvátal: within H(largest set) of the optimum
         sizes = np.diff(problem.csc.indptr) if kind == "setcover" else problem.degrees + 1
@@ -111,7 +79,7 @@ def test_every_family_gives_a_feasible_answer_no_better_than_brute_force(kind, s
 
 @pytest.mark.parametrize(("name", "optimum", "greedy_value"), [("scp41", 429, 434), ("scpa1", 253, 261)])
 def test_known_values_on_or_library(name, optimum, greedy_value):
-    problem = read_orlib(ORLIB / f"{name}.txt")
+    problem = read(INSTANCES / "setcover" / f"{name}.txt")
     result = Solver("greedy", time_limit=60).solve(problem)
     assert_clean(result, problem)
     # measured: Chvátal gives 463 (scp41) and 288 (scpa1); redundancy removal 434 and 261
@@ -123,7 +91,7 @@ def test_known_values_on_or_library(name, optimum, greedy_value):
 
 @pytest.mark.parametrize(("name", "optimum", "greedy_value"), [("berlin52", 7542, 8060), ("a280", 2579, 2812)])
 def test_nearest_neighbour_and_two_opt_on_tsplib(name, optimum, greedy_value):
-    problem = read_tsplib(DATA / "tsplib" / f"{name}.tsp")
+    problem = read(INSTANCES / "tsplib" / f"{name}.tsp")
     result = Solver("greedy", time_limit=60).solve(problem)
     assert_clean(result, problem)
     assert optimum <= result.objective <= greedy_value <= 1.10 * optimum

@@ -1,6 +1,5 @@
 """The ``ortools-routing`` baseline: guided local search on TSP, time limit and interruption."""
 
-import threading
 import time
 
 import pytest
@@ -58,25 +57,3 @@ def test_errors_in_callbacks_are_raised(helpers):
     with pytest.raises(RuntimeError, match="offer failed"):
         OrToolsRouting().solve(problem, ctx)
     assert time.perf_counter() - start < 1
-
-
-@pytest.mark.slow
-def test_interrupt_from_another_thread(helpers):
-    problem = helpers.hard_tsp()
-    ctx = helpers.context(problem)
-    threading.Timer(1.0, ctx.deadline.interrupt).start()
-    start = time.perf_counter()
-    outcome = OrToolsRouting().solve(problem, ctx)
-    elapsed = time.perf_counter() - start
-    assert outcome.termination is Termination.INTERRUPTED and outcome.proven is None
-    assert elapsed < 2.5
-    assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
-
-
-@pytest.mark.slow
-def test_ctrl_c_returns_the_incumbent(helpers):
-    run = helpers.run_and_interrupt("ortools-routing", "hard_tsp")
-    print(f"ortools-routing: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
-    assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
-    assert run.result.objective is not None and run.to_exit < 5
-    assert "Traceback" not in run.stderr

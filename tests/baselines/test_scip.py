@@ -1,6 +1,5 @@
 """The ``scip`` baseline: exact optima, proofs, time limit and interruption."""
 
-import threading
 import time
 
 import numpy as np
@@ -101,25 +100,3 @@ def test_time_limit_is_honoured(helpers):
     assert result.time <= 2 * 1.05 + 0.5
     assert result.bound is not None and 0 < result.gap < 1
     helpers.assert_monotone(result)
-
-
-@pytest.mark.slow
-def test_interrupt_from_another_thread(helpers):
-    problem = helpers.hard_maxcut()
-    ctx = helpers.context(problem)
-    threading.Timer(1.0, ctx.deadline.interrupt).start()
-    start = time.perf_counter()
-    outcome = ScipMethod().solve(problem, ctx)
-    elapsed = time.perf_counter() - start
-    assert outcome.termination is Termination.INTERRUPTED and outcome.proven is None
-    assert elapsed < 2.5
-    assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
-
-
-@pytest.mark.slow
-def test_ctrl_c_returns_the_incumbent(helpers):
-    run = helpers.run_and_interrupt("scip", "hard_maxcut")
-    print(f"scip: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
-    assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
-    assert run.result.objective is not None and run.to_exit < 5
-    assert "Traceback" not in run.stderr
