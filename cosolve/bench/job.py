@@ -88,5 +88,6 @@ def run_job(spec: dict[str, Any]) -> dict[str, Any]:
             out.update(status="failed", error=message)
         out["wall"] = time.monotonic() - ready_at if ready_at else None
     out["read_time"] = events.get("ready", {}).get("read_time")
+    out["setup_time"] = events.get("ready", {}).get("setup_time")
     out["finished_at"] = time.time()
     return out

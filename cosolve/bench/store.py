@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     budget REAL, seed INTEGER, threads INTEGER,
     status TEXT,            -- done | killed | failed
     result_status TEXT, termination TEXT, sense TEXT,
-    objective REAL, bound REAL, time REAL, wall REAL, read_time REAL,
+    objective REAL, bound REAL, time REAL, wall REAL, read_time REAL, setup_time REAL,
     trace TEXT,             -- JSON list of [time, objective, bound]
     error TEXT, host TEXT, finished_at REAL
 );
@@ -55,6 +55,10 @@ class Store:
         self.db = sqlite3.connect(self.path, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
+        if "setup_time" not in columns:  # results folders written before setup_time existed
+            with self.db:
+                self.db.execute("ALTER TABLE jobs ADD COLUMN setup_time REAL")
 
     def close(self) -> None:
         self.db.close()
@@ -106,6 +110,7 @@ class Store:
             "time": r.get("time"),
             "wall": outcome.get("wall"),
             "read_time": outcome.get("read_time"),
+            "setup_time": outcome.get("setup_time"),
             "trace": json.dumps(trace),
             "error": outcome.get("error"),
             "host": outcome.get("host"),

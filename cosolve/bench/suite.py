@@ -50,6 +50,7 @@ GENERATORS = {
     "erdos_renyi": ("cosolve.generators.graphs", "erdos_renyi", None),
     "barabasi_albert": ("cosolve.generators.graphs", "barabasi_albert", None),
     "random_tsp": ("cosolve.generators.tsp", "random_tsp", "tsp"),
+    "graph_distribution": ("cosolve.generators.distributions", "sample_graph", None),
 }
 
 
@@ -253,7 +254,11 @@ def _generate(spec: dict[str, Any], problem: str | None, folder: Path, at: str) 
         params["problem"] = problem or "mis"
     folder.mkdir(parents=True, exist_ok=True)
     files = []
-    for seed in spec.get("seeds", [0]):
+    if "count" in spec:  # seeds first_seed .. first_seed + count - 1
+        seeds = range(int(spec.get("first_seed", 0)), int(spec.get("first_seed", 0)) + int(spec["count"]))
+    else:
+        seeds = spec.get("seeds", [0])
+    for seed in seeds:
         try:
             inst = make(**params, seed=seed)
         except TypeError as e:

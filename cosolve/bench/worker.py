@@ -1,6 +1,6 @@
 """One benchmark job in its own process: ``python -m cosolve.bench.worker JOB_JSON``.
 
-Prints two JSON lines on stdout: ``{"event": "ready", "read_time": s}`` once the instance is
+Prints two JSON lines on stdout: ``{"event": "ready", "read_time": s, "setup_time": s}`` once the instance is
 read (the parent starts the budget's kill clock then), and ``{"event": "result", ...}`` with
 the :class:`~cosolve.Result` (without the solution). Errors print ``{"event": "error",
 "message": ...}`` and exit with code 2.
@@ -29,7 +29,9 @@ def main(argv: list[str]) -> int:
         start = time.perf_counter()
         problem = read(job["path"], problem=job["problem"])
         solver.check_supports(problem)
-        _emit("ready", read_time=time.perf_counter() - start)
+        read_time = time.perf_counter() - start
+        setup_time = solver.prepare(problem)
+        _emit("ready", read_time=read_time, setup_time=setup_time)
         result = solver.solve(problem)
     except CosolveError as e:
         _emit("error", message=str(e))

@@ -1,4 +1,4 @@
-"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``bench``, ``report``.
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``generate``, ``train``, ``bench``, ``report``.
 
 Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
 exits with code 2; no traceback.
@@ -10,10 +10,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import bench, export, info, methods, report, solve
+from cosolve.cli import bench, export, generate, info, methods, report, solve, train
 from cosolve.errors import CosolveError
 
-COMMANDS = {"solve": solve, "methods": methods, "info": info, "export": export, "bench": bench, "report": report}
+COMMANDS = {
+    "solve": solve, "methods": methods, "info": info, "export": export, "generate": generate, "train": train,
+    "bench": bench, "report": report,
+}  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):

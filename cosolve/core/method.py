@@ -74,5 +74,10 @@ class Method:
         """Train on ``instances``; untrained methods do nothing. Returns self."""
         return self
 
+    def prepare(self, problem: Problem) -> None:
+        """One-time set-up for solving problems like ``problem`` (load a model, import torch),
+        done before the solve's clock starts and reported as ``Result.setup_time``. Must be
+        cheap when repeated for the same kind of problem."""
+
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         raise NotImplementedError

@@ -21,6 +21,7 @@ BUILTIN_MODULES = (
     "cosolve.baselines.cpsat",
     "cosolve.baselines.routing",
     "cosolve.baselines.greedy",
+    "cosolve.diffusion.methods",
 )
 
 _METHODS: dict[str, type[Method]] = {}

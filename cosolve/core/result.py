@@ -164,7 +164,8 @@ class Result:
     ``status`` says what is known of the answer, ``termination`` why the search stopped.
     ``objective`` is the problem's own evaluation of ``solution``; ``bound`` the best proven
     dual bound (``None`` if the method proves none); ``gap`` is :func:`relative_gap` of the two.
-    ``time`` is the wall-clock seconds of the solve; ``trace`` the anytime history.
+    ``time`` is the wall-clock seconds of the solve; ``trace`` the anytime history;
+    ``setup_time`` the seconds of one-time set-up before the clock started (loading a model).
     """
 
     status: Status
@@ -182,6 +183,7 @@ class Result:
     threads: int = 1
     options: dict[str, Any] = field(default_factory=dict)
     trace: list[TracePoint] = field(default_factory=list)
+    setup_time: float = 0.0
 
     @property
     def gap(self) -> float | None:
@@ -208,6 +210,7 @@ class Result:
             "threads": self.threads,
             "options": self.options,
             "trace": [asdict(p) for p in self.trace],
+            "setup_time": self.setup_time,
         }
         if with_solution:
             out["solution"] = self.solution
@@ -235,6 +238,7 @@ class Result:
             threads=data.get("threads", 1),
             options=data.get("options", {}),
             trace=[TracePoint(**p) for p in data.get("trace", [])],
+            setup_time=data.get("setup_time", 0.0),
         )
 
     def __str__(self) -> str:

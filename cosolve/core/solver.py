@@ -6,6 +6,7 @@ import contextlib
 import math
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from os import PathLike
 from typing import Any
@@ -115,6 +116,15 @@ class Solver:
         self.method_ = method
         return self
 
+    def prepare(self, problem: Problem) -> float:
+        """Do the method's one-time set-up for problems like ``problem`` now (e.g. load its
+        model) rather than in the first :meth:`solve`; returns the seconds it took."""
+        method = getattr(self, "method_", None) or self._new_method()
+        self.method_ = method
+        start = time.perf_counter()
+        method.prepare(problem)
+        return time.perf_counter() - start
+
     def solve(
         self,
         instance: Instance,
@@ -129,8 +139,12 @@ class Solver:
         (a graph file needs ``problem``). ``on_improvement`` is called at each trace event.
         """
         method = getattr(self, "method_", None) or self._new_method()
+        self.method_ = method  # kept: a later solve reuses what prepare() loaded
         data = load_instance(instance, problem=problem, format=format)
         self.check_supports(data)
+        start = time.perf_counter()
+        method.prepare(data)
+        setup_time = time.perf_counter() - start
         deadline = Deadline(math.inf if self.time_limit is None else float(self.time_limit))
         self._deadline = deadline
         trace = Trace(data.sense, deadline.elapsed, lambda x: _verdict(data, x))
@@ -145,9 +159,9 @@ class Solver:
                 outcome = Outcome(Termination.INTERRUPTED)
             finally:
                 self._deadline = None
-        return self._result(data, method, ctx, outcome)
+        return self._result(data, method, ctx, outcome, setup_time)
 
-    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome) -> Result:
+    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, setup_time: float) -> Result:
         trace, deadline = ctx.trace, ctx.deadline
         elapsed = deadline.elapsed()
         termination = Termination.INTERRUPTED if deadline.interrupted else outcome.termination
@@ -179,6 +193,7 @@ class Solver:
             threads=self.threads,
             options=dict(method.config),
             trace=list(trace.points),
+            setup_time=setup_time,
         )
 
 

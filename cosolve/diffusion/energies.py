@@ -31,6 +31,11 @@ class QuadraticEnergy:
         x = np.atleast_2d(x).astype(np.float64)
         return x @ self.linear + 0.5 * np.einsum("kn,kn->k", x, (self.quadratic @ x.T).T)
 
+    def node_energy(self, x: np.ndarray) -> np.ndarray:
+        """Per-node shares (K, N) that sum to :meth:`energy`: ``x_i (c_i + 0.5 (Q x)_i)``."""
+        x = np.atleast_2d(x).astype(np.float64)
+        return x * (self.linear[None, :] + 0.5 * (self.quadratic @ x.T).T)
+
     def grad(self, x: np.ndarray) -> np.ndarray:
         x = np.atleast_2d(x).astype(np.float64)
         return self.linear[None, :] + (self.quadratic @ x.T).T
@@ -53,10 +58,14 @@ class DominatingSetEnergy:
         with np.errstate(divide="ignore"):
             return np.log1p(-np.clip(x, 0.0, 1.0))
 
-    def energy(self, x: np.ndarray) -> np.ndarray:
+    def node_energy(self, x: np.ndarray) -> np.ndarray:
+        """Per-node shares (K, N) that sum to :meth:`energy`: ``A x_i + B prod_{j in N[i]} (1 - x_j)``."""
         x = np.atleast_2d(x).astype(np.float64)
         undominated = np.exp((self.closed @ self._log_free(x).T).T)  # prod over N[i] of (1 - x_j)
-        return self.node_cost * x.sum(axis=1) + self.penalty * undominated.sum(axis=1)
+        return self.node_cost * x + self.penalty * undominated
+
+    def energy(self, x: np.ndarray) -> np.ndarray:
+        return self.node_energy(x).sum(axis=1)
 
     def grad(self, x: np.ndarray) -> np.ndarray:
         """``A - B * sum_{i in N[k]} prod_{j in N[i], j != k} (1 - x_j)``; computed by counts for

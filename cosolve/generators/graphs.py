@@ -44,3 +44,23 @@ def barabasi_albert(n: int, m: int, *, problem: str = "mis", seed: int = 0, weig
         raise InputError(f"barabasi_albert needs 1 <= m < n, got n={n}, m={m}")
     g = nx.barabasi_albert_graph(n, m, seed=seed)
     return from_networkx(g, problem, weights=_weights(g.number_of_edges(), weighted, seed + 1), name=f"ba{n}_m{m}_s{seed}")
+
+
+def rb_graph(cliques: int, clique_size: int, p: float, *, problem: str = "mis", seed: int = 0) -> GraphProblem:
+    """Model RB graph (Xu et al. 2005; the "hard" MIS benchmarks): ``cliques`` disjoint cliques of
+    ``clique_size`` nodes, then ``int(r n ln n) - 1`` rounds that each join two random cliques by
+    ``int(p k^2)`` random node pairs, with ``a = ln k / ln n`` and ``r = -a / ln(1 - p)``.
+    An independent set takes at most one node per clique, so the MIS has at most ``cliques`` nodes."""
+    n, k = int(cliques), int(clique_size)
+    if n < 2 or k < 2 or not 0 < p < 1:
+        raise InputError(f"rb_graph needs cliques >= 2, clique_size >= 2 and 0 < p < 1, got {n}, {k}, {p}")
+    rng = np.random.default_rng(seed)
+    within = [np.array(np.triu_indices(k, 1)).T + c * k for c in range(n)]
+    rounds = max(int(-np.log(k) / np.log(n) / np.log1p(-p) * n * np.log(n)) - 1, 0)
+    pairs = int(p * k * k)
+    between = []
+    for _ in range(rounds):
+        a, b = rng.choice(n, 2, replace=False)
+        between.append(np.c_[a * k + rng.integers(0, k, pairs), b * k + rng.integers(0, k, pairs)])
+    edges = np.concatenate(within + between) if between else np.concatenate(within)
+    return GRAPH_PROBLEMS[problem](n * k, edges, name=f"rb{n}x{k}_p{p:.3f}_s{seed}")

@@ -184,9 +184,7 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
     if fmt in GRAPH_FORMATS:
         if problem not in GRAPH_KINDS:
             what = "no problem was given" if problem is None else f"{problem} is not a graph problem"
-            raise InputError(
-                f"a graph file ({fmt}) but {what}; pass --problem mis|maxcut|maxclique|mds", where=str(path)
-            )
+            raise InputError(f"a graph file ({fmt}) but {what}; pass --problem mis|maxcut|maxclique|mds", where=str(path))
         from cosolve.io.graphfiles import read_dimacs, read_edgelist
 
         reader = read_dimacs if fmt == "dimacs" else read_edgelist

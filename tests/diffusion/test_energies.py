@@ -57,3 +57,11 @@ def test_gradient_matches_finite_differences_at_fractional_points(kind):
         up[:, i] += h
         down[:, i] -= h
         np.testing.assert_allclose(grad[:, i], (energy.energy(up) - energy.energy(down)) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_node_energies_sum_to_the_energy(kind):
+    problem = erdos_renyi(6, 0.5, problem=kind, seed=5, weighted=kind == "maxcut")
+    energy = energy_for(problem)
+    states = all_states(problem.n)
+    np.testing.assert_allclose(energy.node_energy(states).sum(axis=1), energy.energy(states), atol=1e-9)

@@ -1,0 +1,80 @@
+"""Sampling K chains on one graph batch and decoding them to the best feasible solution per graph.
+
+Used by the ``cam`` and ``rlsa`` methods and by CAM's validation; torch is imported only by the
+learned rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosolve.diffusion.batch import GraphBatch
+from cosolve.diffusion.decode import best_of, decode
+from cosolve.diffusion.sampler import FlipRule, Rollout, rlsa_rule, rollout, uniform_start
+
+if TYPE_CHECKING:
+    from cosolve.diffusion.policy import FlipPolicy, GraphTensors
+
+
+def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors) -> FlipRule:
+    """The flip rule ``p = sigmoid(f_theta(G, x_t, t))`` of a trained policy (no gradient)."""
+    import torch
+
+    def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
+        gain = batch.energy.flip_gain(x)
+        with torch.no_grad():
+            logits = policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors)
+        return torch.sigmoid(logits).numpy().T.astype(np.float64)
+
+    return rule
+
+
+def rlsa_batch_rule(batch: GraphBatch, steps: int, *, tau: float, d: int, rng: np.random.Generator) -> FlipRule:
+    """RLSA's rule on a batch of one graph (its regulariser ranks all nodes of a chain together)."""
+    return rlsa_rule(batch.energy.grad, steps, tau=tau, d=d, rng=rng)
+
+
+def decode_best(batch: GraphBatch, marginals: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    """For each graph of ``batch``: the best of the K decoded chains, and its objective."""
+    return [best_of(p, decode(p, m)) for p, m in zip(batch.problems, batch.split(marginals), strict=True)]
+
+
+def track_best(batch: GraphBatch) -> tuple[Callable[[np.ndarray], None], Callable[[], np.ndarray]]:
+    """Keep, per chain, the lowest-energy state seen (RLSA returns it rather than the last state).
+    Returns ``(see, best)``: ``see(x)`` offers a (K, N) state, ``best()`` the kept states."""
+    kept: dict[str, np.ndarray] = {}
+
+    def see(x: np.ndarray) -> None:
+        energy = batch.energy.energy(x)
+        if not kept:
+            kept["x"], kept["e"] = x.copy(), energy
+            return
+        better = energy < kept["e"]
+        kept["x"][better], kept["e"][better] = x[better], energy[better]
+
+    return see, lambda: kept["x"]
+
+
+def sample(
+    rule: FlipRule,
+    batch: GraphBatch,
+    chains: int,
+    steps: int,
+    rng: np.random.Generator,
+    *,
+    stop: Callable[[], bool] | None = None,
+    keep_best: bool = False,
+) -> Rollout:
+    """One round of ``steps`` steps of ``chains`` chains from uniform noise. With ``keep_best``,
+    the rollout's ``marginal`` is replaced by the lowest-energy state of each chain."""
+    see, best = track_best(batch) if keep_best else (None, None)
+    start = uniform_start(chains, batch.n, rng)
+    if see is not None:
+        see(start)
+    out = rollout(rule, start, steps, rng, stop=stop, on_step=see)
+    if best is not None:
+        out.marginal = best().astype(np.float64)
+    return out

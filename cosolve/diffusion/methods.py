@@ -1,0 +1,143 @@
+"""The ``cam`` and ``rlsa`` methods: anytime sampling of the flip-rate CTMC, decoded per round.
+
+Both run rounds until the deadline: K chains from uniform noise, T tau-leaping steps, decode
+every chain to a feasible solution (:mod:`cosolve.diffusion.decode`), offer the best. A round
+cut by the deadline is decoded from the state it reached, so a solution comes back on time.
+
+- ``cam``: flips by a policy trained with Combinatorial Adjoint Matching; the checkpoint is the
+  one shipped for the problem (``solvers/``) unless ``checkpoint`` names another.
+- ``rlsa``: the same sampler with the policy replaced by RLSA's regularised energy-gradient rule
+  (:func:`cosolve.diffusion.sampler.rlsa_rule`) and its temperature annealed over each round;
+  each chain keeps its lowest-energy state, which is decoded. No learning: what ``cam`` adds over
+  it is what the training bought.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.registry import register
+from cosolve.core.result import Termination
+from cosolve.errors import UsageError
+from cosolve.problems.base import Problem
+
+GRAPH_KINDS = frozenset({"mis", "maxcut", "maxclique", "mds"})
+
+
+def _run_rounds(
+    problem: Problem, ctx: SolveContext, make_rule: Any, chains: int, steps: int, *, keep_best: bool, penalty: float | None = None
+) -> Outcome:
+    from cosolve.diffusion.batch import GraphBatch
+    from cosolve.diffusion.inference import decode_best, sample
+
+    batch = GraphBatch([problem], penalty=penalty)
+    rng = ctx.rng
+    rounds = ctx.options.get("rounds", 0)
+    stop = lambda: ctx.deadline.stop_requested  # noqa: E731
+    done = 0
+    while True:
+        out = sample(make_rule(batch, rng), batch, chains, steps, rng, stop=stop, keep_best=keep_best)
+        ((solution, value),) = decode_best(batch, out.marginal)
+        ctx.trace.offer(solution, value)
+        done += 1
+        if ctx.deadline.stop_requested:
+            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+        if rounds and done >= rounds:
+            return Outcome(Termination.COMPLETED)
+
+
+@register
+class RLSA(Method):
+    """Regularised Langevin simulated annealing on the penalised energy (no learning)."""
+
+    name: ClassVar[str] = "rlsa"
+    problems: ClassVar[frozenset[str]] = GRAPH_KINDS
+    summary: ClassVar[str] = "annealed sampler with RLSA's energy-gradient flip rule (cam without learning)"
+    options: ClassVar[dict[str, Option]] = {
+        "chains": Option(int, 32, "K, parallel chains per round", minimum=1),
+        "steps": Option(int, 100, "T, annealing steps per round", minimum=1),
+        "tau": Option(float, 0.0, "initial temperature; 0 = 5 for maxcut, 0.01 otherwise", minimum=0),
+        "d": Option(
+            int,
+            0,
+            "regulariser: the k-th largest improvement, k uniform in 2..d, is subtracted; 0 = 20 for maxcut, 5 otherwise",
+            minimum=0,
+        ),
+        "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
+    }
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from cosolve.diffusion.inference import rlsa_batch_rule
+
+        o = ctx.options
+        tau = o["tau"] or (5.0 if problem.kind == "maxcut" else 0.01)
+        d = o["d"] or (20 if problem.kind == "maxcut" else 5)
+        steps = o["steps"]
+        return _run_rounds(
+            problem,
+            ctx,
+            lambda batch, rng: rlsa_batch_rule(batch, steps, tau=tau, d=d, rng=rng),
+            o["chains"],
+            steps,
+            keep_best=True,
+        )
+
+
+@register
+class CAM(Method):
+    """Discrete-diffusion sampler with a flip policy trained by Combinatorial Adjoint Matching."""
+
+    name: ClassVar[str] = "cam"
+    problems: ClassVar[frozenset[str]] = GRAPH_KINDS
+    summary: ClassVar[str] = "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (torch)"
+    options: ClassVar[dict[str, Option]] = {
+        "checkpoint": Option(str, "", "checkpoint file or folder; default: the one shipped for the problem (see solvers/)"),
+        "problem": Option(
+            str, "", "problem the checkpoint must be for (default: the instance's)", choices=("", *sorted(GRAPH_KINDS))
+        ),
+        "chains": Option(int, 16, "K, parallel chains per round", minimum=1),
+        "steps": Option(int, 0, "T, steps per round; 0 = the checkpoint's training steps", minimum=0),
+        "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
+    }
+
+    def prepare(self, problem: Problem) -> None:
+        from cosolve.diffusion.checkpoints import resolve_checkpoint
+
+        kind = self.config.get("problem") or problem.kind
+        if kind != problem.kind:
+            raise UsageError(f"cam was set up for {kind} but the instance is a {problem.kind} problem")
+        path = resolve_checkpoint(self.config.get("checkpoint", ""), kind)
+        if getattr(self, "checkpoint_", None) == path:
+            return
+        import torch
+
+        from cosolve.diffusion.cam import load_checkpoint
+
+        start = time.perf_counter()
+        self.policy_, self.cam_config_, self.meta_ = load_checkpoint(path)
+        if self.cam_config_.problem != problem.kind:
+            raise UsageError(f"{path}: a checkpoint for {self.cam_config_.problem}, not for {problem.kind}")
+        self.checkpoint_ = path
+        self.threads_ = torch.get_num_threads()
+        self.load_seconds_ = time.perf_counter() - start
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        import torch
+
+        from cosolve.diffusion.inference import policy_rule
+        from cosolve.diffusion.policy import GraphTensors
+
+        self.prepare(problem)
+        torch.set_num_threads(ctx.threads)
+        steps = ctx.options.get("steps") or self.cam_config_.steps
+        tensors: dict[int, GraphTensors] = {}
+
+        def make_rule(batch, rng):  # one set of graph tensors per solve
+            if not tensors:
+                tensors[0] = GraphTensors.from_coupling(batch.coupling)
+            return policy_rule(self.policy_, batch, tensors[0])
+
+        chains = ctx.options.get("chains", 16)
+        return _run_rounds(problem, ctx, make_rule, chains, steps, keep_best=False, penalty=self.cam_config_.penalty or None)

@@ -1,0 +1,1 @@
+"""Trained checkpoints shipped with cosolve (package data, reached as ``cosolve.checkpoints``)."""

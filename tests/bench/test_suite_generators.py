@@ -1,0 +1,43 @@
+"""Suites that draw graphs from a named distribution, and the store's set-up time column."""
+
+import sqlite3
+
+from cosolve.bench.store import Store
+from cosolve.bench.suite import load_suite, resolve_instances
+from cosolve.io import read
+
+SUITE = """
+name = "dist"
+budgets = [1]
+
+[[instances]]
+name = "ba"
+generator = "graph_distribution"
+params = { distribution = "ba-small" }
+problem = "maxcut"
+count = 3
+first_seed = 7
+
+[[methods]]
+name = "greedy"
+"""
+
+
+def test_a_distribution_with_count_gives_consecutive_seeds(tmp_path):
+    path = tmp_path / "suite.toml"
+    path.write_text(SUITE)
+    instances = resolve_instances(load_suite(path), tmp_path / "out")
+    assert [i.name for i in instances] == ["ba-small-7", "ba-small-8", "ba-small-9"]
+    graph = read(instances[0].path, problem="maxcut")
+    assert 200 <= graph.n <= 300 and instances[0].problem == "maxcut"
+
+
+def test_an_old_results_database_gains_the_setup_time_column(tmp_path):
+    db = sqlite3.connect(tmp_path / Store.FILENAME)
+    db.execute("CREATE TABLE jobs (key TEXT PRIMARY KEY, read_time REAL)")
+    db.commit()
+    db.close()
+    store = Store(tmp_path)
+    columns = {row[1] for row in store.db.execute("PRAGMA table_info(jobs)")}
+    assert "setup_time" in columns
+    store.close()

@@ -1,0 +1,90 @@
+"""The cam and rlsa methods: feasible answers, optimal on tiny graphs, deadlines, checkpoints."""
+
+import itertools
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from cosolve import Solver
+from cosolve.core.result import Status, Termination
+from cosolve.diffusion.cam import CAMConfig, save_checkpoint
+from cosolve.errors import InputError, UsageError
+from cosolve.generators.distributions import sample_graph
+from cosolve.generators.graphs import erdos_renyi
+
+KINDS = ["mis", "maxclique", "maxcut", "mds"]
+
+
+def brute_force(problem) -> float:
+    best = None
+    for bits in itertools.product([0, 1], repeat=problem.n):
+        verdict = problem.evaluate(np.array(bits, np.int8))
+        if verdict.feasible and (best is None or problem.sense.better(verdict.objective, best)):
+            best = verdict.objective
+    return best
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    """An untrained tiny checkpoint per problem kind (weights fixed by the seed)."""
+    folder = tmp_path_factory.mktemp("ckpt")
+    out = {}
+    for kind in KINDS:
+        config = CAMConfig(problem=kind, hidden=8, layers=2, time_features=4, steps=6)
+        torch.manual_seed(0)
+        save_checkpoint(folder / kind, config.policy(), config, {"command": "test"})
+        out[kind] = str(folder / kind)
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rlsa_finds_the_optimum_of_tiny_graphs(kind, seed):
+    problem = erdos_renyi(10, 0.35, problem=kind, seed=seed, weighted=kind == "maxcut")
+    result = Solver("rlsa", time_limit=30, seed=seed, rounds=3).solve(problem)
+    assert result.status is Status.FEASIBLE and result.termination is Termination.COMPLETED
+    assert problem.evaluate(result.solution).feasible
+    assert result.objective == brute_force(problem)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cam_returns_feasible_solutions_and_best_of_rounds(kind, checkpoints):
+    problem = erdos_renyi(10, 0.35, problem=kind, seed=2, weighted=kind == "maxcut")
+    result = Solver("cam", time_limit=30, rounds=4, chains=8, checkpoint=checkpoints[kind]).solve(problem)
+    assert problem.evaluate(result.solution).feasible
+    assert result.termination is Termination.COMPLETED and result.setup_time > 0
+    values = [p.objective for p in result.trace]
+    assert values == sorted(values, reverse=problem.sense.value == "minimize")  # only improvements are recorded
+
+
+@pytest.mark.parametrize("method", ["cam", "rlsa"])
+def test_time_limit_is_honoured_with_a_solution(method, checkpoints):
+    problem = sample_graph("rb-small", 3, "mis")
+    options = {"checkpoint": checkpoints["mis"], "steps": 10_000} if method == "cam" else {"steps": 100_000}
+    solver = Solver(method, time_limit=0.5, **options)
+    solver.prepare(problem)
+    start = time.perf_counter()
+    result = solver.solve(problem)
+    assert time.perf_counter() - start < 1.5
+    assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
+
+
+def test_cam_checkpoint_must_match_the_problem(checkpoints):
+    problem = erdos_renyi(8, 0.4, problem="mis", seed=0)
+    with pytest.raises(UsageError, match="checkpoint for maxcut, not for mis"):
+        Solver("cam", checkpoint=checkpoints["maxcut"]).solve(problem)
+    with pytest.raises(UsageError, match="set up for maxcut"):
+        Solver("cam", problem="maxcut").solve(problem)
+    with pytest.raises(InputError, match="no such file"):
+        Solver("cam", checkpoint="/nonexistent/model.pt").solve(problem)
+
+
+@pytest.mark.parametrize("kind", ["mis", "maxcut"])
+def test_the_shipped_checkpoint_loads_by_default(kind):
+    problem = erdos_renyi(12, 0.3, problem=kind, seed=0)
+    solver = Solver("cam", problem=kind, time_limit=30, rounds=1)
+    result = solver.solve(problem)
+    assert problem.evaluate(result.solution).feasible
+    assert solver.method_.checkpoint_.parent.name == f"cam-{kind}-{'rb' if kind == 'mis' else 'ba'}-small"

@@ -1,0 +1,48 @@
+"""RB graphs and the named graph distributions."""
+
+import numpy as np
+import pytest
+
+from cosolve.errors import InputError
+from cosolve.generators.distributions import DISTRIBUTIONS, sample_graph
+from cosolve.generators.graphs import rb_graph
+
+
+def test_rb_graph_is_cliques_plus_cross_edges():
+    g = rb_graph(6, 4, 0.5, seed=1)
+    assert g.n == 24
+    a = g.adjacency.toarray()
+    for c in range(6):
+        block = a[4 * c : 4 * c + 4, 4 * c : 4 * c + 4]
+        assert block.sum() == 12  # a clique of 4 nodes: every off-diagonal pair
+    assert len(g.edges) > 6 * 6  # edges between the cliques too
+    # an independent set takes at most one node per clique: one node per clique never exceeds 6
+    cross = a.copy()
+    for c in range(6):
+        cross[4 * c : 4 * c + 4, 4 * c : 4 * c + 4] = 0
+    assert cross.sum() > 0
+
+
+@pytest.mark.parametrize(
+    "name, low, high", [("rb-small", 200, 300), ("rb-large", 800, 1200), ("er-700-800", 700, 800), ("ba-small", 200, 300)]
+)
+def test_distributions_respect_their_node_ranges_and_are_deterministic(name, low, high):
+    graphs = [sample_graph(name, seed) for seed in range(3)]
+    assert all(low <= g.n <= high for g in graphs)
+    again = sample_graph(name, 1)
+    assert again.n == graphs[1].n and np.array_equal(again.edges, graphs[1].edges)
+    assert not (graphs[0].n == graphs[1].n and np.array_equal(graphs[0].edges, graphs[1].edges))
+
+
+def test_ba_small_has_m_four():
+    g = sample_graph("ba-small", 0, "maxcut")
+    assert len(g.edges) == 4 * (g.n - 4) and g.kind == "maxcut"
+
+
+def test_unknown_names_are_rejected_with_the_valid_ones():
+    with pytest.raises(InputError, match="valid: " + ", ".join(DISTRIBUTIONS)):
+        sample_graph("rb-medium", 0)
+    with pytest.raises(InputError, match="unknown graph problem"):
+        sample_graph("rb-small", 0, "tsp")
+    with pytest.raises(InputError):
+        rb_graph(1, 4, 0.5)
