@@ -1,0 +1,85 @@
+"""The CAM benchmark tables: mean objective, mean gap to the reference, time per graph.
+
+    python bench/cam_tables.py bench/results/cam-rb-small-mis [more result folders ...] > table.md
+
+For each instance set and budget, only graphs on which every method of that budget has a
+finished job enter the means, so the methods are compared on the same graphs. The reference
+of a graph is the better of SCIP and CP-SAT at 60 s (bench/results/cam-reference) where it
+exists, else the best objective of the run (the row says how many of each). ``gap`` is
+``|reference - objective| / |reference|`` (a killed job or no solution counts as 100%);
+``time`` is the solve's wall time per graph, ``setup`` the one-time model loading per process.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from cosolve.bench.store import Store
+
+REFERENCES = Path(__file__).parent / "results" / "cam-reference" / "references.csv"
+
+
+def references() -> dict[tuple[str, str], float]:
+    if not REFERENCES.exists():
+        return {}
+    with open(REFERENCES, newline="") as f:
+        return {(r["instance"], r["problem"]): float(r["value"]) for r in csv.DictReader(f)}
+
+
+def table(folder: str) -> str:
+    rows = Store(folder).rows()
+    known = references()
+    by_key: dict[tuple[str, float], dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+    best: dict[tuple[str, str], float] = {}
+    for r in rows:
+        by_key[(r["instance_set"], r["budget"])][r["label"]][r["instance"]] = r
+        if r["objective"] is not None and r["status"] == "done":
+            key = (r["instance_set"], r["instance"])
+            better = max if r["sense"] == "maximize" else min
+            best[key] = better(best.get(key, r["objective"]), r["objective"])
+    out = []
+    for (iset, budget), methods in sorted(by_key.items()):
+        common = set.intersection(*(set(m) for m in methods.values()))
+        if not common:
+            continue
+        refs = {}
+        from_reference = 0
+        for inst in common:
+            row = next(iter(methods.values()))[inst]
+            ref = known.get((inst, row["problem"]), row["reference"])
+            from_reference += ref is not None
+            refs[inst] = ref if ref is not None else best[(iset, inst)]
+        n = len(common)
+        sources = f"{from_reference} from SCIP/CP-SAT at 60 s, {n - from_reference} best of this run"
+        out.append(f"### {iset}, {budget:g} s per graph ({n} graphs; reference: {sources})\n")
+        out.append(
+            "| method | mean objective | mean reference | obj. / ref. | mean gap | time per graph (s) | setup (s) | killed |"
+        )
+        out.append("|---|---|---|---|---|---|---|---|")
+        mean_ref = float(np.mean([refs[i] for i in common]))
+        for label, runs in sorted(methods.items()):
+            objs, gaps, times, setups, killed = [], [], [], [], 0
+            for inst in sorted(common):
+                r = runs[inst]
+                ok = r["status"] == "done" and r["objective"] is not None
+                killed += r["status"] == "killed"
+                objs.append(r["objective"] if ok else np.nan)
+                gaps.append(abs(refs[inst] - r["objective"]) / abs(refs[inst]) if ok and refs[inst] else 1.0)
+                times.append(r["time"] if r["time"] is not None else np.nan)
+                setups.append(r.get("setup_time") or 0.0)
+            mean_obj = float(np.nanmean(objs))
+            out.append(
+                f"| {label} | {mean_obj:.3f} | {mean_ref:.3f} | {mean_obj / mean_ref:.4f} | {100 * np.mean(gaps):.2f}% | "
+                f"{np.nanmean(times):.3f} | {np.mean(setups):.2f} | {killed} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print("\n".join(table(folder) for folder in sys.argv[1:]))
