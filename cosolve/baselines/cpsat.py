@@ -97,6 +97,7 @@ class CpSatMethod(Method):
     name: ClassVar[str] = "cpsat"
     problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS
     summary: ClassVar[str] = "OR-Tools CP-SAT on the problem's exact model, default parameters (threads = workers)"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "log": Option(bool, False, "print CP-SAT's search log to stderr"),
     }

@@ -181,6 +181,7 @@ class Greedy(Method):
     name: ClassVar[str] = "greedy"
     problems: ClassVar[frozenset[str]] = frozenset(_SOLVERS)
     summary: ClassVar[str] = "greedy construction + simple local improvement (Chvátal, min-degree, NN + 2-opt, 1-flip); no bound"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "improve": Option(
             bool, True, "run the improvement step: redundancy removal (setcover, mds), 1-flip search (maxcut), 2-opt (tsp)"

@@ -56,6 +56,7 @@ class OrToolsRouting(Method):
     name: ClassVar[str] = "ortools-routing"
     problems: ClassVar[frozenset[str]] = frozenset({"tsp"})
     summary: ClassVar[str] = "OR-Tools routing: cheapest-arc start, then guided local search until the time limit"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

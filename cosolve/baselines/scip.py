@@ -167,6 +167,7 @@ class ScipMethod(Method):
     name: ClassVar[str] = "scip"
     problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS
     summary: ClassVar[str] = "SCIP branch-and-cut on the problem's exact MIP model, default settings (one core)"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

@@ -66,6 +66,8 @@ class Method:
     problems: ClassVar[frozenset[str]]
     summary: ClassVar[str] = ""
     options: ClassVar[dict[str, Option]] = {}
+    #: whether :meth:`prepare` runs a warm-up solve (a method that honours its deadline)
+    warm_up: ClassVar[bool] = False
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         self.config = dict(config or {})
@@ -75,9 +77,17 @@ class Method:
         return self
 
     def prepare(self, problem: Problem) -> None:
-        """One-time set-up for solving problems like ``problem`` (load a model, import torch),
-        done before the solve's clock starts and reported as ``Result.setup_time``. Must be
-        cheap when repeated for the same kind of problem."""
+        """One-time set-up for solving problems like ``problem``, done before the solve's clock
+        starts and reported as ``Result.setup_time``. Methods with ``warm_up = True`` (the
+        built-in ones) solve a tiny instance of the same kind once here (imports, numba
+        compilation); learned methods load their model here too. Cheap when repeated."""
+        prepared = self.__dict__.setdefault("_prepared_kinds", set())
+        if not self.warm_up or problem.kind in prepared:
+            return
+        prepared.add(problem.kind)
+        from cosolve.core.warmup import warm_up
+
+        warm_up(self, problem.kind)
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         raise NotImplementedError

@@ -55,6 +55,7 @@ class RLSA(Method):
     name: ClassVar[str] = "rlsa"
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = "annealed sampler with RLSA's energy-gradient flip rule (cam without learning)"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "chains": Option(int, 32, "K, parallel chains per round", minimum=1),
         "steps": Option(int, 100, "T, annealing steps per round", minimum=1),
@@ -92,6 +93,7 @@ class CAM(Method):
     name: ClassVar[str] = "cam"
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (torch)"
+    warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "checkpoint": Option(str, "", "checkpoint file or folder; default: the one shipped for the problem (see solvers/)"),
         "problem": Option(
@@ -109,16 +111,19 @@ class CAM(Method):
         if kind != problem.kind:
             raise UsageError(f"cam was set up for {kind} but the instance is a {problem.kind} problem")
         path = resolve_checkpoint(self.config.get("checkpoint", ""), kind)
-        if getattr(self, "checkpoint_", None) == path:
-            return
+        if getattr(self, "checkpoint_", None) != path:
+            self._load(path, problem.kind)
+        super().prepare(problem)  # a warm-up solve: numba decoders, torch kernels
+
+    def _load(self, path, kind: str) -> None:
         import torch
 
         from cosolve.diffusion.cam import load_checkpoint
 
         start = time.perf_counter()
         self.policy_, self.cam_config_, self.meta_ = load_checkpoint(path)
-        if self.cam_config_.problem != problem.kind:
-            raise UsageError(f"{path}: a checkpoint for {self.cam_config_.problem}, not for {problem.kind}")
+        if self.cam_config_.problem != kind:
+            raise UsageError(f"{path}: a checkpoint for {self.cam_config_.problem}, not for {kind}")
         self.checkpoint_ = path
         self.threads_ = torch.get_num_threads()
         self.load_seconds_ = time.perf_counter() - start

@@ -1,0 +1,60 @@
+"""Warm-up solves: run a method once on a tiny instance of a problem kind, so that imports, JIT
+compilation (numba) and lazy initialisation happen before a timed solve rather than inside it."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cosolve.core.deadline import Deadline
+from cosolve.core.result import Trace
+from cosolve.errors import CosolveError
+from cosolve.problems.base import Problem
+
+if TYPE_CHECKING:
+    from cosolve.core.method import Method
+
+WARM_UP_SECONDS = 0.5
+
+
+def tiny_instance(kind: str) -> Problem | None:
+    """A few-variable instance of ``kind`` (None for kinds without one, such as mip)."""
+    import scipy.sparse as sp
+
+    from cosolve.problems.graphs import GRAPH_PROBLEMS
+
+    if kind in GRAPH_PROBLEMS:
+        return GRAPH_PROBLEMS[kind](4, np.array([[0, 1], [1, 2], [2, 3]]), name="warm-up")
+    if kind == "setcover":
+        from cosolve.problems.setcover import SetCover
+
+        return SetCover(np.ones(3), sp.csr_array(np.array([[1, 1, 0], [0, 1, 1]])), name="warm-up")
+    if kind == "tsp":
+        from cosolve.problems.tsp import TSP
+
+        return TSP(np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0], [1.0, 2.0]]), name="warm-up")
+    return None
+
+
+def warm_up(method: Method, kind: str) -> None:
+    """Solve a tiny instance of ``kind`` with ``method`` (at most about half a second; one round
+    for methods with a ``rounds`` option); the result is discarded."""
+    from cosolve.core.method import SolveContext
+
+    problem = tiny_instance(kind)
+    if problem is None:
+        return
+    deadline = Deadline(WARM_UP_SECONDS)
+
+    def verdict(x: np.ndarray) -> tuple[float, bool, str | None]:
+        e = problem.evaluate(x)
+        return e.objective, e.feasible, e.violation
+
+    options = dict(method.config)
+    if "rounds" in method.options:
+        options["rounds"] = 1
+    ctx = SolveContext(deadline, Trace(problem.sense, deadline.elapsed, verdict), seed=0, threads=1, options=options)
+    with contextlib.suppress(CosolveError):
+        method.solve(problem, ctx)
