@@ -72,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
         print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")
-        print(f"{args.method}: time limit {args.time:g} s, {args.threads} thread(s), seed {args.seed}")
+    setup_time = solver.prepare(problem)
+    if not args.json:
+        limits = f"time limit {args.time:g} s, {args.threads} thread(s), seed {args.seed}"
+        print(f"{args.method}: {limits}; set up in {setup_time:.2f} s")
         print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
 
     def log(point: TracePoint) -> None:
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json:
         out = result.to_dict(with_solution=False)
-        out.update(path=args.path, read_time=read_time, output=args.output)
+        out.update(path=args.path, read_time=read_time, setup_time=setup_time, output=args.output)
         print(json.dumps(out))
     else:
         print(f"status       {result.status.value}")
