@@ -331,7 +331,7 @@ labels by Combinatorial Adjoint Matching (Feng et al., ICML 2026) in cosolve
 
 - problem: **{config.problem}**; training distribution: **{config.distribution}** (`cosolve generate --help`),
   graphs drawn with seeds from {TRAINING_SEED} (training) and {VALIDATION_SEED} (validation), disjoint from the
-  test seeds 0..99999 that `cosolve generate` and the benchmark suites use
+  test seeds (below {VALIDATION_SEED}) that `cosolve generate` and the benchmark suites use
 - validation ({config.validation_graphs} graphs, {config.validation_chains} chains, {config.steps} steps, best decoded chain):
   mean objective **{meta.get("validation_objective", nan):.4f}**, mean terminal energy {meta.get("validation_energy", nan):.4f}
 - training: {meta.get("trained_seconds")} s wall-clock until this checkpoint, {meta.get("iterations")} iterations,
