@@ -15,6 +15,9 @@ from typing import Any
 KILL_FACTOR, KILL_SLACK = 1.05, 1.0
 #: Seconds allowed for starting Python and reading the instance (not part of the budget).
 READ_LIMIT = 600.0
+#: Seconds a process may take to exit after it has sent its result (interpreter and library
+#: teardown, e.g. torch's); the result counts either way.
+EXIT_GRACE = 30.0
 
 
 def kill_after(budget: float) -> float:
@@ -56,13 +59,15 @@ def run_job(spec: dict[str, Any]) -> dict[str, Any]:
     drainer.start()
     events: dict[str, dict[str, Any]] = {}
     deadline = time.monotonic() + READ_LIMIT
-    ready_at = None
+    ready_at = result_at = None
     while True:
         try:
             line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             proc.kill()
             proc.wait()
+            if result_at is not None:  # the result came in time; only the exit was slow
+                break
             what = "overran its budget" if ready_at is not None else f"did not read its instance within {READ_LIMIT:g} s"
             limit = f" (killed {kill_after(spec['budget']):.2f} s after the instance was read)" if ready_at else ""
             out.update(status="killed", error=f"{what}{limit}", wall=time.monotonic() - (ready_at or deadline))
@@ -77,6 +82,9 @@ def run_job(spec: dict[str, Any]) -> dict[str, Any]:
         if event.get("event") == "ready":
             ready_at = time.monotonic()
             deadline = ready_at + kill_after(spec["budget"])
+        elif event.get("event") == "result":
+            result_at = time.monotonic()
+            deadline = result_at + EXIT_GRACE
     if "status" not in out:
         proc.wait()
         drainer.join(5.0)
@@ -86,7 +94,7 @@ def run_job(spec: dict[str, Any]) -> dict[str, Any]:
         else:
             message = events.get("error", {}).get("message") or (stderr.splitlines() or [f"exit code {proc.returncode}"])[-1]
             out.update(status="failed", error=message)
-        out["wall"] = time.monotonic() - ready_at if ready_at else None
+        out["wall"] = (result_at or time.monotonic()) - ready_at if ready_at else None
     out["read_time"] = events.get("ready", {}).get("read_time")
     out["setup_time"] = events.get("ready", {}).get("setup_time")
     out["finished_at"] = time.time()

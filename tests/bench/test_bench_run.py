@@ -113,6 +113,31 @@ def test_a_job_that_ignores_its_budget_is_killed_and_marked(tmp_path):
     assert "| sleepy | 1 | 100.00% | 0.500 | 0 | 0 | 0.50 | 1 | 0 |" in (out / "report.md").read_text()
 
 
+def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(tmp_path):
+    (tmp_path / "slow_exit_plugin.py").write_text(
+        "import atexit, time\n"
+        "from cosolve.core.method import Method, Outcome\n"
+        "from cosolve.core.registry import register\n"
+        "from cosolve.core.result import Termination\n"
+        "@register\n"
+        "class SlowExit(Method):\n"
+        "    name = 'slowexit'\n"
+        "    problems = frozenset({'mis'})\n"
+        "    def solve(self, problem, ctx):\n"
+        "        atexit.register(time.sleep, 3)  # interpreter teardown after the result is sent\n"
+        "        ctx.trace.offer(problem.adjacency.diagonal() * 0, 0.0)\n"
+        "        return Outcome(Termination.COMPLETED)\n"
+    )
+    path = f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    env = {**os.environ, "COSOLVE_PLUGINS": "slow_exit_plugin", "PYTHONPATH": path}
+    suite = write_suite(tmp_path, budget=0.5, seeds=(1,), extra='\n[[methods]]\nname = "slowexit"\n')
+    out = tmp_path / "out"
+    proc = bench("bench", suite, "--out", out, "--no-progress", env=env)
+    assert proc.returncode == 0, proc.stderr
+    job = {j["label"]: j for j in rows(out)}["slowexit"]
+    assert job["status"] == "done" and job["objective"] == 0.0 and job["wall"] < 1.5
+
+
 def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
     suite = write_suite(tmp_path, seeds=range(1, 7))
     out = tmp_path / "out"
