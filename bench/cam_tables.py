@@ -6,8 +6,12 @@ For each instance set and budget, only graphs on which every method of that budg
 finished job enter the means, so the methods are compared on the same graphs. The reference
 of a graph is the better of SCIP and CP-SAT at 60 s (bench/results/cam-reference) where it
 exists, else the best objective of the run (the row says how many of each). ``gap`` is
-``|reference - objective| / |reference|`` (a killed job or no solution counts as 100%);
-``time`` is the solve's wall time per graph, ``setup`` the one-time model loading per process.
+``(reference - objective) / |reference|`` for maximisation, ``(objective - reference) / |reference|``
+for minimisation: negative when a method beats the reference (a killed job or no solution counts
+as 100%);
+``time`` is the solve's wall time per graph, ``setup`` the one-time set-up per process (warm-up
+solve, model loading); ``solved`` counts the graphs with a solution (the mean objective is over
+those; a killed job or one without a solution counts as a 100% gap).
 """
 
 from __future__ import annotations
@@ -58,24 +62,26 @@ def table(folder: str) -> str:
         sources = f"{from_reference} from SCIP/CP-SAT at 60 s, {n - from_reference} best of this run"
         out.append(f"### {iset}, {budget:g} s per graph ({n} graphs; reference: {sources})\n")
         out.append(
-            "| method | mean objective | mean reference | obj. / ref. | mean gap | time per graph (s) | setup (s) | killed |"
+            "| method | mean objective (solved) | mean reference | obj. / ref. | mean gap "
+            "| time per graph (s) | setup (s) | solved |"
         )
         out.append("|---|---|---|---|---|---|---|---|")
         mean_ref = float(np.mean([refs[i] for i in common]))
         for label, runs in sorted(methods.items()):
-            objs, gaps, times, setups, killed = [], [], [], [], 0
+            objs, gaps, times, setups, solved = [], [], [], [], 0
             for inst in sorted(common):
                 r = runs[inst]
                 ok = r["status"] == "done" and r["objective"] is not None
-                killed += r["status"] == "killed"
+                solved += ok
                 objs.append(r["objective"] if ok else np.nan)
-                gaps.append(abs(refs[inst] - r["objective"]) / abs(refs[inst]) if ok and refs[inst] else 1.0)
+                sign = 1.0 if r["sense"] == "maximize" else -1.0
+                gaps.append(sign * (refs[inst] - r["objective"]) / abs(refs[inst]) if ok and refs[inst] else 1.0)
                 times.append(r["time"] if r["time"] is not None else np.nan)
                 setups.append(r.get("setup_time") or 0.0)
             mean_obj = float(np.nanmean(objs))
             out.append(
                 f"| {label} | {mean_obj:.3f} | {mean_ref:.3f} | {mean_obj / mean_ref:.4f} | {100 * np.mean(gaps):.2f}% | "
-                f"{np.nanmean(times):.3f} | {np.mean(setups):.2f} | {killed} |"
+                f"{np.nanmean(times):.3f} | {np.mean(setups):.2f} | {solved}/{len(common)} |"
             )
         out.append("")
     return "\n".join(out)
