@@ -42,19 +42,18 @@ def warm_up(method: Method, kind: str) -> None:
     """Solve a tiny instance of ``kind`` with ``method`` (at most about half a second; one round
     for methods with a ``rounds`` option); the result is discarded."""
     from cosolve.core.method import SolveContext
+    from cosolve.core.solver import _verdict
 
     problem = tiny_instance(kind)
     if problem is None:
         return
     deadline = Deadline(WARM_UP_SECONDS)
 
-    def verdict(x: np.ndarray) -> tuple[float, bool, str | None]:
-        e = problem.evaluate(x)
-        return e.objective, e.feasible, e.violation
-
     options = dict(method.config)
     if "rounds" in method.options:
         options["rounds"] = 1
-    ctx = SolveContext(deadline, Trace(problem.sense, deadline.elapsed, verdict), seed=0, threads=1, options=options)
+    ctx = SolveContext(
+        deadline, Trace(problem.sense, deadline.elapsed, lambda x: _verdict(problem, x)), seed=0, threads=1, options=options
+    )
     with contextlib.suppress(CosolveError):
         method.solve(problem, ctx)

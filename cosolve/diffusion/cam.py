@@ -20,7 +20,6 @@ graphs and gradients are averaged by DistributedDataParallel (gloo on CPU).
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from cosolve.diffusion.policy import FlipPolicy, GraphTensors
 from cosolve.diffusion.sampler import rollout, times, uniform_start
 from cosolve.errors import InputError
 from cosolve.generators.distributions import TRAINING_SEED, VALIDATION_SEED, sample_graph
+from cosolve.problems.graphs import GRAPH_PROBLEMS
 
 CHECKPOINT_FORMAT = "cosolve-cam/1"
 
@@ -151,7 +151,7 @@ def _better(problem: str, a: Validation, b: Validation | None) -> bool:
     if b is None:
         return True
     if a.objective != b.objective:
-        return a.objective < b.objective if problem == "mds" else a.objective > b.objective
+        return GRAPH_PROBLEMS[problem].sense.better(a.objective, b.objective)
     return a.energy < b.energy
 
 
@@ -347,7 +347,3 @@ labels by Combinatorial Adjoint Matching (Feng et al., ICML 2026) in cosolve
 Intended use: graphs like the training distribution. On other graphs it still returns feasible
 solutions (decoding guarantees feasibility) but quality is not measured.
 """
-
-
-def history_json(progress: Progress) -> str:
-    return json.dumps(progress.history, indent=1)

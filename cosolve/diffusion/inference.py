@@ -13,7 +13,7 @@ import numpy as np
 
 from cosolve.diffusion.batch import GraphBatch
 from cosolve.diffusion.decode import best_of, decode
-from cosolve.diffusion.sampler import FlipRule, Rollout, rlsa_rule, rollout, uniform_start
+from cosolve.diffusion.sampler import FlipRule, Rollout, rollout, uniform_start
 
 if TYPE_CHECKING:
     from cosolve.diffusion.policy import FlipPolicy, GraphTensors
@@ -30,11 +30,6 @@ def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors) ->
         return torch.sigmoid(logits).numpy().T.astype(np.float64)
 
     return rule
-
-
-def rlsa_batch_rule(batch: GraphBatch, steps: int, *, tau: float, d: int, rng: np.random.Generator) -> FlipRule:
-    """RLSA's rule on a batch of one graph (its regulariser ranks all nodes of a chain together)."""
-    return rlsa_rule(batch.energy.grad, steps, tau=tau, d=d, rng=rng)
 
 
 def decode_best(batch: GraphBatch, marginals: np.ndarray) -> list[tuple[np.ndarray, float]]:

@@ -14,7 +14,6 @@ cut by the deadline is decoded from the state it reached, so a solution comes ba
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
@@ -70,7 +69,7 @@ class RLSA(Method):
     }
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.diffusion.inference import rlsa_batch_rule
+        from cosolve.diffusion.sampler import rlsa_rule
 
         o = ctx.options
         tau = o["tau"] or (5.0 if problem.kind == "maxcut" else 0.01)
@@ -79,7 +78,7 @@ class RLSA(Method):
         return _run_rounds(
             problem,
             ctx,
-            lambda batch, rng: rlsa_batch_rule(batch, steps, tau=tau, d=d, rng=rng),
+            lambda batch, rng: rlsa_rule(batch.energy.grad, steps, tau=tau, d=d, rng=rng),
             o["chains"],
             steps,
             keep_best=True,
@@ -116,17 +115,13 @@ class CAM(Method):
         super().prepare(problem)  # a warm-up solve: numba decoders, torch kernels
 
     def _load(self, path, kind: str) -> None:
-        import torch
 
         from cosolve.diffusion.cam import load_checkpoint
 
-        start = time.perf_counter()
         self.policy_, self.cam_config_, self.meta_ = load_checkpoint(path)
         if self.cam_config_.problem != kind:
             raise UsageError(f"{path}: a checkpoint for {self.cam_config_.problem}, not for {kind}")
         self.checkpoint_ = path
-        self.threads_ = torch.get_num_threads()
-        self.load_seconds_ = time.perf_counter() - start
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         import torch

@@ -36,30 +36,20 @@ def _rb(cliques: tuple[int, int], size: tuple[int, int], nodes: tuple[int, int])
             n, k = int(rng.integers(cliques[0], cliques[1] + 1)), int(rng.integers(size[0], size[1] + 1))
             p = float(rng.uniform(0.3, 1.0))
             if nodes[0] <= n * k <= nodes[1] and p < 1.0:
-                graph = rb_graph(n, k, p, problem=problem, seed=int(rng.integers(2**31)))
-                graph.name = f"{_name(draw)}-{seed}"
-                return graph
+                return rb_graph(n, k, p, problem=problem, seed=int(rng.integers(2**31)))
         raise RuntimeError("no RB parameters within the node range")  # pragma: no cover
 
     return draw
 
 
-def _er(nodes: tuple[int, int], p: float) -> Callable[[int, str], GraphProblem]:
+def _sized(
+    nodes: tuple[int, int], salt: int, make: Callable[..., GraphProblem], parameter: float
+) -> Callable[[int, str], GraphProblem]:
+    """Draw n uniform in ``nodes`` from the seed, then ``make(n, parameter, problem=, seed=)``."""
+
     def draw(seed: int, problem: str) -> GraphProblem:
-        n = int(np.random.default_rng([seed, 0xE7]).integers(nodes[0], nodes[1] + 1))
-        graph = erdos_renyi(n, p, problem=problem, seed=seed)
-        graph.name = f"{_name(draw)}-{seed}"
-        return graph
-
-    return draw
-
-
-def _ba(nodes: tuple[int, int], m: int) -> Callable[[int, str], GraphProblem]:
-    def draw(seed: int, problem: str) -> GraphProblem:
-        n = int(np.random.default_rng([seed, 0xBA]).integers(nodes[0], nodes[1] + 1))
-        graph = barabasi_albert(n, m, problem=problem, seed=seed)
-        graph.name = f"{_name(draw)}-{seed}"
-        return graph
+        n = int(np.random.default_rng([seed, salt]).integers(nodes[0], nodes[1] + 1))
+        return make(n, parameter, problem=problem, seed=seed)
 
     return draw
 
@@ -67,14 +57,10 @@ def _ba(nodes: tuple[int, int], m: int) -> Callable[[int, str], GraphProblem]:
 DISTRIBUTIONS: dict[str, Callable[[int, str], GraphProblem]] = {
     "rb-small": _rb((20, 24), (5, 11), (200, 300)),
     "rb-large": _rb((40, 54), (20, 24), (800, 1200)),
-    "er-700-800": _er((700, 800), 0.15),
-    "ba-small": _ba((200, 300), 4),
-    "ba-large": _ba((800, 1200), 4),
+    "er-700-800": _sized((700, 800), 0xE7, erdos_renyi, 0.15),
+    "ba-small": _sized((200, 300), 0xBA, barabasi_albert, 4),
+    "ba-large": _sized((800, 1200), 0xBA, barabasi_albert, 4),
 }
-
-
-def _name(draw: Callable) -> str:
-    return next(name for name, d in DISTRIBUTIONS.items() if d is draw)
 
 
 def check_distribution(name: str) -> str:
@@ -88,4 +74,6 @@ def sample_graph(distribution: str, seed: int, problem: str = "mis") -> GraphPro
     check_distribution(distribution)
     if problem not in GRAPH_PROBLEMS:
         raise InputError(f"unknown graph problem {problem!r}; valid: {', '.join(GRAPH_PROBLEMS)}")
-    return DISTRIBUTIONS[distribution](int(seed), problem)
+    graph = DISTRIBUTIONS[distribution](int(seed), problem)
+    graph.name = f"{distribution}-{int(seed)}"
+    return graph
