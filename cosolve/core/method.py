@@ -45,11 +45,13 @@ class Outcome:
     """What a method says at its end, beyond its trace.
 
     ``proven`` is ``Status.OPTIMAL``, ``INFEASIBLE`` or ``UNBOUNDED`` when the method proved it,
-    else ``None``. ``termination`` is why it stopped.
+    else ``None``. ``termination`` is why it stopped. ``stats`` holds the method's own counters
+    (JSON-able values), passed on as ``Result.stats``.
     """
 
     termination: Termination
     proven: Status | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
 
 
 class Method:

@@ -22,6 +22,7 @@ BUILTIN_MODULES = (
     "cosolve.baselines.routing",
     "cosolve.baselines.greedy",
     "cosolve.diffusion.methods",
+    "cosolve.methods.glns.methods",
 )
 
 _METHODS: dict[str, type[Method]] = {}

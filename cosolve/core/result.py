@@ -165,7 +165,8 @@ class Result:
     ``objective`` is the problem's own evaluation of ``solution``; ``bound`` the best proven
     dual bound (``None`` if the method proves none); ``gap`` is :func:`relative_gap` of the two.
     ``time`` is the wall-clock seconds of the solve; ``trace`` the anytime history;
-    ``setup_time`` the seconds of one-time set-up before the clock started (loading a model).
+    ``setup_time`` the seconds of one-time set-up before the clock started (loading a model);
+    ``stats`` the method's own counters (e.g. LNS iterations and how many improved).
     """
 
     status: Status
@@ -184,6 +185,7 @@ class Result:
     options: dict[str, Any] = field(default_factory=dict)
     trace: list[TracePoint] = field(default_factory=list)
     setup_time: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
 
     @property
     def gap(self) -> float | None:
@@ -211,6 +213,7 @@ class Result:
             "options": self.options,
             "trace": [asdict(p) for p in self.trace],
             "setup_time": self.setup_time,
+            "stats": self.stats,
         }
         if with_solution:
             out["solution"] = self.solution
@@ -239,6 +242,7 @@ class Result:
             options=data.get("options", {}),
             trace=[TracePoint(**p) for p in data.get("trace", [])],
             setup_time=data.get("setup_time", 0.0),
+            stats=data.get("stats", {}),
         )
 
     def __str__(self) -> str:

@@ -194,6 +194,7 @@ class Solver:
             options=dict(method.config),
             trace=list(trace.points),
             setup_time=setup_time,
+            stats=dict(outcome.stats),
         )
 
 

@@ -45,47 +45,64 @@ class QuadraticEnergy:
         return (1.0 - 2.0 * x) * self.grad(x)
 
 
-class DominatingSetEnergy:
-    """``E(x) = A * sum_i x_i + B * sum_i prod_{j in N[i]} (1 - x_j)`` over closed
-    neighbourhoods N[i]: the cost of the chosen nodes plus B per undominated node."""
+class CoverEnergy:
+    """``E(x) = sum_j c_j x_j + B * sum_i prod_{j covers i} (1 - x_j)``: the cost of the chosen
+    columns plus B per uncovered row, for a 0/1 ``matrix`` (M rows x N columns) and ``costs`` (N,)."""
 
-    def __init__(self, closed: sp.sparray, *, node_cost: float = 1.0, penalty: float = 2.0) -> None:
-        self.closed = sp.csr_array(closed, dtype=np.float64)  # symmetric N x N with unit diagonal
-        self.node_cost, self.penalty = float(node_cost), float(penalty)
-        self.n = self.closed.shape[0]
+    def __init__(self, matrix: sp.sparray, costs: np.ndarray, *, penalty: float) -> None:
+        self.rows = sp.csr_array(matrix, dtype=np.float64)
+        self.columns = sp.csr_array(self.rows.T)
+        self.costs = np.asarray(costs, dtype=np.float64)
+        self.penalty = float(penalty)
+        self.n = self.rows.shape[1]
 
     def _log_free(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log1p(-np.clip(x, 0.0, 1.0))
 
-    def node_energy(self, x: np.ndarray) -> np.ndarray:
-        """Per-node shares (K, N) that sum to :meth:`energy`: ``A x_i + B prod_{j in N[i]} (1 - x_j)``."""
+    def uncovered(self, x: np.ndarray) -> np.ndarray:
+        """``prod_{j covers i} (1 - x_j)`` per chain and row (K, M): 1 for an uncovered row of a binary state."""
         x = np.atleast_2d(x).astype(np.float64)
-        undominated = np.exp((self.closed @ self._log_free(x).T).T)  # prod over N[i] of (1 - x_j)
-        return self.node_cost * x + self.penalty * undominated
+        return np.exp((self.rows @ self._log_free(x).T).T)
 
     def energy(self, x: np.ndarray) -> np.ndarray:
-        return self.node_energy(x).sum(axis=1)
+        x = np.atleast_2d(x).astype(np.float64)
+        return x @ self.costs + self.penalty * self.uncovered(x).sum(axis=1)
 
     def grad(self, x: np.ndarray) -> np.ndarray:
-        """``A - B * sum_{i in N[k]} prod_{j in N[i], j != k} (1 - x_j)``; computed by counts for
-        binary states (exact), and through the product for fractional ones (x_j < 1)."""
+        """``c_k - B * sum_{i covered by k} prod_{j covers i, j != k} (1 - x_j)``; computed by counts
+        for binary states (exact), and through the product for fractional ones (x_j < 1)."""
         x = np.atleast_2d(x).astype(np.float64)
         if np.all((x == 0) | (x == 1)):
-            count = (self.closed @ x.T).T  # selected nodes in N[i]
+            count = (self.rows @ x.T).T  # selected columns covering each row (K, M)
             grad = np.empty_like(x)
-            for value in (0.0, 1.0):  # node k's own x_k is removed from the count of each N[i]
+            for value in (0.0, 1.0):  # column k's own x_k is removed from the count of each of its rows
                 free = (count - value == 0).astype(np.float64)
-                grad_value = self.node_cost - self.penalty * (self.closed @ free.T).T
+                grad_value = self.costs - self.penalty * (self.columns @ free.T).T
                 grad = np.where(x == value, grad_value, grad)
             return grad
-        free = np.exp((self.closed @ self._log_free(x).T).T)  # prod over N[i]
-        others = (self.closed @ free.T).T  # sum over i in N[k] of prod over N[i] ...
-        return self.node_cost - self.penalty * others / np.maximum(1.0 - x, 1e-12)  # ... divided by (1 - x_k)
+        others = (self.columns @ self.uncovered(x).T).T  # sum over rows i of k of prod over the row ...
+        return self.costs - self.penalty * others / np.maximum(1.0 - x, 1e-12)  # ... divided by (1 - x_k)
 
     def flip_gain(self, x: np.ndarray) -> np.ndarray:
         x = np.atleast_2d(x).astype(np.float64)
         return (1.0 - 2.0 * x) * self.grad(x)
+
+
+class DominatingSetEnergy(CoverEnergy):
+    """``E(x) = A * sum_i x_i + B * sum_i prod_{j in N[i]} (1 - x_j)`` over closed
+    neighbourhoods N[i]: the cost of the chosen nodes plus B per undominated node (a set cover
+    whose rows and columns are the nodes)."""
+
+    def __init__(self, closed: sp.sparray, *, node_cost: float = 1.0, penalty: float = 2.0) -> None:
+        closed = sp.csr_array(closed, dtype=np.float64)  # symmetric N x N with unit diagonal
+        super().__init__(closed, np.full(closed.shape[0], float(node_cost)), penalty=penalty)
+        self.closed, self.node_cost = closed, float(node_cost)
+
+    def node_energy(self, x: np.ndarray) -> np.ndarray:
+        """Per-node shares (K, N) that sum to :meth:`energy`: ``A x_i + B prod_{j in N[i]} (1 - x_j)``."""
+        x = np.atleast_2d(x).astype(np.float64)
+        return self.node_cost * x + self.penalty * self.uncovered(x)
 
 
 def energy_for(problem: GraphProblem, *, penalty: float | None = None) -> QuadraticEnergy | DominatingSetEnergy:

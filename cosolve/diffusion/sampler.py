@@ -34,9 +34,9 @@ def uniform_start(chains: int, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 2, (chains, n), dtype=np.int8)
 
 
-def times(steps: int) -> np.ndarray:
-    """The step times 1, 1 - 1/T, ..., 1/T."""
-    return 1.0 - np.arange(steps) / steps
+def times(steps: int, start: float = 1.0) -> np.ndarray:
+    """The step times ``start * (1, 1 - 1/T, ..., 1/T)``."""
+    return start * (1.0 - np.arange(steps) / steps)
 
 
 def rollout(
@@ -48,13 +48,15 @@ def rollout(
     record: bool = False,
     stop: Callable[[], bool] | None = None,
     on_step: Callable[[np.ndarray], None] | None = None,
+    start_time: float = 1.0,
 ) -> Rollout:
-    """Run ``steps`` tau-leaping steps from ``start`` (K, N). ``stop`` is checked before every step
+    """Run ``steps`` tau-leaping steps from ``start`` (K, N), from time ``start_time`` (1 = pure
+    noise; less for a partially noised start) down to 0. ``stop`` is checked before every step
     after the first; ``on_step(x)`` sees each new state."""
     x = np.array(start, dtype=np.int8, copy=True)
     marginal = x.astype(np.float64)
     states, taken = [], 0
-    for step, t in enumerate(times(steps)):
+    for step, t in enumerate(times(steps, start_time)):
         if step and stop is not None and stop():
             break
         p = rule(x, float(t), step)

@@ -1,0 +1,1 @@
+"""Methods from papers, one folder each (the baselines are in :mod:`cosolve.baselines`)."""

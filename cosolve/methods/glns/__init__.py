@@ -1,0 +1,1 @@
+"""Generative large neighbourhood search for set cover (``glns``) and its ablations."""

@@ -1,0 +1,161 @@
+"""GLNS's neighbourhood ranking: where a denoising trajectory around the incumbent is unstable.
+
+One *generation* (bounded cost, whatever the instance size):
+
+1. Region: from a seed row, a breadth-first walk over rows and their candidate and incumbent
+   columns until ``region`` columns are gathered (:func:`region_kernel`). The region's set cover
+   energy (:class:`~cosolve.diffusion.energies.CoverEnergy`, costs divided by the region's largest)
+   covers its rows with its columns; the incumbent restricted to the region covers them all.
+2. Trajectory: K chains start at the incumbent with each bit redrawn with probability ``noise``
+   (partial noising) and run T tau-leaping steps of a flip rule: the learned CAM policy or, for
+   the ablation, RLSA's energy-gradient rule (:func:`cosolve.diffusion.sampler.rlsa_rule`).
+3. Instability of each region column (:func:`instability_scores`): its flips, each weighted by
+   how late it came (step s of T weighs (s + 1) / T), plus how often the final state disagrees
+   with the incumbent; both averaged over chains.
+
+The columns, most unstable first, seed the neighbourhood (:mod:`cosolve.methods.glns.neighborhood`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from cosolve.diffusion.energies import CoverEnergy
+from cosolve.diffusion.sampler import FlipRule, rlsa_rule, rollout
+from cosolve.methods.glns.lns import Ranker, SearchState
+
+#: Penalty per uncovered row of the region's energy (costs are scaled to at most 1).
+COVER_PENALTY = 1.5
+
+
+@njit(cache=True)
+def region_kernel(
+    seed_row: int,
+    row_ptr: np.ndarray,
+    row_idx: np.ndarray,
+    col_ptr: np.ndarray,
+    col_idx: np.ndarray,
+    cand_ptr: np.ndarray,
+    cand_idx: np.ndarray,
+    x: np.ndarray,
+    max_columns: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns (int64) reached from ``seed_row`` breadth-first: a row brings its candidate
+    columns and the incumbent's columns covering it; a column brings its rows. Stops after the
+    row during which the column count reached ``max_columns``."""
+    m = row_ptr.size - 1
+    n = col_ptr.size - 1
+    row_seen = np.zeros(m, np.bool_)
+    col_seen = np.zeros(n, np.bool_)
+    queue = np.empty(m, np.int64)
+    cols = np.empty(n, np.int64)
+    head, tail, nc = 0, 1, 0
+    queue[0] = seed_row
+    row_seen[seed_row] = True
+    while head < tail and nc < max_columns:
+        i = queue[head]
+        head += 1
+        for side in range(2):
+            start = cand_ptr[i] if side == 0 else row_ptr[i]
+            end = cand_ptr[i + 1] if side == 0 else row_ptr[i + 1]
+            for q in range(start, end):
+                j = cand_idx[q] if side == 0 else row_idx[q]
+                if col_seen[j] or (side == 1 and x[j] == 0):
+                    continue
+                col_seen[j] = True
+                cols[nc] = j
+                nc += 1
+                for p in range(col_ptr[j], col_ptr[j + 1]):
+                    r = col_idx[p]
+                    if not row_seen[r]:
+                        row_seen[r] = True
+                        queue[tail] = r
+                        tail += 1
+    return queue[:head].copy(), cols[:nc].copy()
+
+
+@dataclass
+class Region:
+    """A local set cover: ``rows`` (r,) and ``columns`` (c,) of the instance, the 0/1 ``matrix``
+    (r x c), the scaled ``costs`` (c,) and the incumbent ``start`` (c,) int8 restricted to it."""
+
+    rows: np.ndarray
+    columns: np.ndarray
+    matrix: sp.csr_array
+    costs: np.ndarray
+    start: np.ndarray
+
+    def energy(self, penalty: float = COVER_PENALTY) -> CoverEnergy:
+        return CoverEnergy(self.matrix, self.costs, penalty=penalty)
+
+
+def extract_region(csr: sp.csr_array, costs: np.ndarray, x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> Region:
+    """The :class:`Region` on ``rows`` x ``columns`` of the instance ``(costs, csr)`` around incumbent ``x``."""
+    matrix = sp.csr_array(csr[rows][:, columns], dtype=np.float64)
+    local = np.asarray(costs, dtype=np.float64)[columns]
+    scale = local.max() if local.size and local.max() > 0 else 1.0
+    return Region(rows, columns, matrix, local / scale, np.asarray(x, dtype=np.int8)[columns])
+
+
+def partial_noise(start: np.ndarray, chains: int, noise: float, rng: np.random.Generator) -> np.ndarray:
+    """K copies of ``start`` (c,) with each bit redrawn uniformly with probability ``noise``: (K, c) int8."""
+    x = np.broadcast_to(start, (chains, start.size)).copy()
+    redraw = rng.random(x.shape) < noise
+    x[redraw] = rng.integers(0, 2, int(redraw.sum()), dtype=np.int8)
+    return x
+
+
+def instability_scores(states: list[np.ndarray], final: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Per column (c,): lateness-weighted flips along the trajectory ``states`` (each (K, c), the
+    state before each step) ending in ``final`` (K, c), plus the final disagreement with ``start``."""
+    path = [*states, final]
+    steps = len(path) - 1
+    score = np.zeros(start.size)
+    for s in range(steps):
+        score += (s + 1) / steps * (path[s + 1] != path[s]).mean(axis=0)
+    return score + (final != start[None, :]).mean(axis=0)
+
+
+#: ``make_rule(region, energy, steps, rng) -> FlipRule``: the flip rule run on a region.
+RuleFactory = Callable[[Region, CoverEnergy, int, np.random.Generator], FlipRule]
+
+
+def gradient_rule(tau: float = 0.1, d: int = 5) -> RuleFactory:
+    """The untrained sampler: RLSA's regularised energy-gradient rule, annealed over the steps."""
+
+    def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
+        return rlsa_rule(energy.grad, steps, tau=tau, d=d, rng=rng)
+
+    return make
+
+
+def generate(
+    region: Region, make_rule: RuleFactory, *, chains: int, steps: int, noise: float, rng: np.random.Generator
+) -> np.ndarray:
+    """One generation on ``region``: the instability score of each of its columns (c,)."""
+    energy = region.energy()
+    start = partial_noise(region.start, chains, noise, rng)
+    out = rollout(make_rule(region, energy, steps, rng), start, steps, rng, record=True, start_time=noise)
+    return instability_scores(out.states, out.final, region.start)
+
+
+def instability_ranker(make_rule: RuleFactory, *, region: int, chains: int, steps: int, noise: float) -> Ranker:
+    """A ranker for :func:`cosolve.methods.glns.lns.run_lns`: one generation on the region around a
+    random row (at least twice the next free-set size), its columns most unstable first."""
+
+    def rank(state: SearchState, rng: np.random.Generator) -> np.ndarray:
+        seed_row = int(rng.integers(state.cover.size))
+        rows, columns = region_kernel(
+            seed_row, state.row_ptr, state.row_idx, state.col_ptr, state.col_idx, state.cand_ptr, state.cand_idx,
+            state.x, max(region, 2 * state.budget),
+        )  # fmt: skip
+        local = extract_region(state.problem.matrix, state.problem.costs, state.x, rows, columns)
+        scores = generate(local, make_rule, chains=chains, steps=steps, noise=noise, rng=rng)
+        return columns[np.argsort(-scores, kind="stable")]
+
+    return rank

@@ -1,0 +1,190 @@
+"""The set cover large neighbourhood search shared by ``glns`` and ``lns-random``.
+
+1. Start: Chvátal's greedy, redundancy removal and the swap local search
+   (:mod:`cosolve.heuristics.setcover_local`).
+2. Bound: the Lagrangian bound by subgradient optimisation (:mod:`cosolve.heuristics.lagrangian`),
+   reported as the result's bound; its reduced costs fix out the columns no better cover can use
+   and give each row its candidate columns.
+3. Loop until the deadline: a *ranker* orders columns (GLNS: by instability along a denoising
+   trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
+   top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
+   under a time slice (:mod:`cosolve.methods.glns.repair`) -> an improvement is kept and polished
+   by the local search; the size adapts to how the repairs went.
+
+The incumbent is offered to the trace after every improvement, so the best cover is returned at
+the deadline. A repair whose free set holds every usable column and is solved to optimality
+proves the incumbent optimal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from cosolve.core.method import Outcome, SolveContext
+from cosolve.core.result import Status, Termination
+from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound
+from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
+from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
+from cosolve.methods.glns.repair import repair
+from cosolve.problems.setcover import SetCover
+
+
+@dataclass
+class LNSSettings:
+    """``size``: free columns of the first neighbourhood; ``sub_time``: seconds per repair (0 = 5%
+    of the budget, within 0.2..2 s); ``per_row``: candidate columns per row; ``lagrangian_iterations``
+    and ``lagrangian_share`` (most of the budget the bound may take); ``sub_solver``: scip or cpsat."""
+
+    size: int = 200
+    sub_time: float = 0.0
+    per_row: int = 40
+    lagrangian_iterations: int = 1000
+    lagrangian_share: float = 0.25
+    sub_solver: str = "scip"
+
+
+@dataclass
+class LNSStats:
+    """Counters of one search: ``iterations`` repairs run, ``improved`` those that found a cheaper
+    cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
+    ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking."""
+
+    iterations: int = 0
+    improved: int = 0
+    optimal: int = 0
+    free_columns: float = 0.0
+    repair_time: float = 0.0
+    rank_time: float = 0.0
+    start_objective: float = math.nan
+    lagrangian_bound: float = math.nan
+
+    def as_dict(self) -> dict[str, float]:
+        out = asdict(self)
+        out["improved_share"] = self.improved / self.iterations if self.iterations else 0.0
+        return out
+
+
+@dataclass
+class SearchState:
+    """What a ranker sees: the instance arrays, the incumbent ``x`` (n,) int8, its per-row cover
+    counts ``cover`` (m,) int64, the Lagrangian ``lagrangian``, the usable columns ``allowed``, the
+    rows' candidate lists and ``budget``, the free-set size of the next neighbourhood."""
+
+    problem: SetCover
+    row_ptr: np.ndarray
+    row_idx: np.ndarray
+    col_ptr: np.ndarray
+    col_idx: np.ndarray
+    x: np.ndarray
+    cover: np.ndarray
+    lagrangian: LagrangianBound
+    allowed: np.ndarray
+    cand_ptr: np.ndarray
+    cand_idx: np.ndarray
+    budget: int = 0
+
+
+#: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
+Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
+
+
+def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSSettings, stats: LNSStats) -> Outcome:
+    """Run the search on ``problem`` until ``ctx.deadline``; fills ``stats``."""
+    deadline, rng = ctx.deadline, ctx.rng
+    stop = lambda: deadline.stop_requested  # noqa: E731
+    costs = np.ascontiguousarray(problem.costs, dtype=np.float64)
+    csr, csc = problem.matrix, problem.csc
+    row_ptr, row_idx, col_ptr, col_idx = index_arrays(csr, csc)
+
+    x = chvatal_greedy(costs, csr, csc, stop=stop)
+    if x is None:
+        return _stopped(ctx)
+    ctx.trace.offer(x, float(costs @ x))
+    x = swap_local_search(costs, csr, csc, remove_redundant(costs, csc, x))
+    upper = float(costs @ x)
+    stats.start_objective = upper
+    ctx.trace.offer(x, upper)
+
+    limit = deadline.elapsed() + settings.lagrangian_share * min(deadline.remaining(), 1e9)
+    lag = lagrangian_bound(
+        costs, csr, csc, upper=upper, iterations=settings.lagrangian_iterations,
+        stop=lambda: stop() or deadline.elapsed() > limit,
+    )  # fmt: skip
+    integral = bool(np.all(costs == np.round(costs)))
+    bound = math.ceil(lag.bound - 1e-6) if integral else lag.bound
+    stats.lagrangian_bound = lag.bound
+    ctx.trace.offer_bound(bound)
+    if upper <= bound + 1e-9:
+        return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+
+    allowed = ~lag.fixable(upper)
+    cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
+    cover = np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
+    state = SearchState(problem, row_ptr, row_idx, col_ptr, col_idx, x, cover, lag, allowed, cand_ptr, cand_idx)
+    usable = int(np.count_nonzero(allowed | (x == 1)))
+    size = AdaptiveSize(settings.size, low=20, high=usable)
+    budget = deadline.remaining()
+    sub_time = settings.sub_time or min(2.0, max(0.2, 0.05 * budget if budget < 1e9 else 2.0))
+    complete_timeouts = 0
+
+    while not stop():
+        t0 = deadline.elapsed()
+        state.budget = int(size)
+        ranking = np.ascontiguousarray(ranker(state, rng), dtype=np.int64)
+        t1 = deadline.elapsed()
+        complete = int(size) >= usable
+        if complete:  # the whole instance, less the columns fixed out by reduced costs
+            free = np.flatnonzero(allowed | (state.x == 1)).astype(np.int64)
+        else:
+            free, _ = free_columns_kernel(ranking, row_ptr, row_idx, col_ptr, col_idx, cand_ptr, cand_idx, state.x, int(size))
+        rows, sub_ptr, sub_idx = subproblem_kernel(free, row_ptr, row_idx, col_ptr, col_idx, state.x, state.cover)
+        sub = Subproblem(free, rows, sub_ptr, sub_idx, state.x[free].copy())
+        # a complete repair that ran out of time gets twice the time at its next turn
+        slice_ = min(sub_time * (2.0**complete_timeouts if complete else 1.0), deadline.remaining())
+        if slice_ <= 0.005:
+            break
+        fixed = repair(sub, costs, time_limit=slice_, seed=int(rng.integers(2**31)), solver=settings.sub_solver)
+        t2 = deadline.elapsed()
+        stats.iterations += 1
+        stats.rank_time += t1 - t0
+        stats.repair_time += t2 - t1
+        stats.free_columns += (free.size - stats.free_columns) / stats.iterations
+        stats.optimal += fixed.optimal
+        improved = fixed.cost < float(costs[free] @ sub.start) - 1e-9
+        if improved:
+            stats.improved += 1
+            x = state.x.copy()
+            x[free] = fixed.choice
+            x = swap_local_search(costs, csr, csc, x, allowed=allowed | (x == 1))
+            upper = float(costs @ x)
+            ctx.trace.offer(x, upper)
+            if upper <= bound + 1e-9:
+                return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+            state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
+            allowed = ~lag.fixable(upper)
+            state.allowed = allowed
+            state.cand_ptr, state.cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
+            cand_ptr, cand_idx = state.cand_ptr, state.cand_idx
+            usable = int(np.count_nonzero(allowed | (x == 1)))
+            size.high = usable
+        elif fixed.optimal and complete:
+            return Outcome(Termination.COMPLETED, Status.OPTIMAL)  # every usable column was free
+        elif complete:
+            complete_timeouts += 1
+        size.update(improved=improved, optimal=fixed.optimal)
+    return _stopped(ctx)
+
+
+def _stopped(ctx: SolveContext) -> Outcome:
+    return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+
+
+def random_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:
+    """Columns in random order (a few thousand at most: enough to fill any neighbourhood)."""
+    n = state.x.size
+    return rng.permutation(n)[:4096] if n <= 65536 else rng.integers(0, n, 4096)
