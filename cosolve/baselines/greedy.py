@@ -1,7 +1,8 @@
 """The ``greedy`` baseline: a constructive heuristic plus a simple local improvement per family.
 
 ========== =====================================================================================
-setcover   Chvátal's greedy (least cost per newly covered row), then redundancy removal
+setcover   Chvátal's greedy (least cost per newly covered row), then redundancy removal and the
+           swap local search (:mod:`cosolve.heuristics.setcover_local`)
 mis        min-degree greedy (take a node of least remaining degree, delete its neighbours)
 maxclique  from each of the ``clique_starts`` highest-degree nodes, grow a clique by the
            candidate with most neighbours among the candidates (a maximal clique each; the
@@ -63,6 +64,7 @@ def _done(ctx: SolveContext, converged: bool = True) -> Outcome:
 
 def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
     from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
+    from cosolve.heuristics.setcover_local import swap_local_search
 
     stop = _stop(ctx)
     costs, csc = problem.costs, problem.csc
@@ -74,6 +76,10 @@ def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
         if stop():
             return _stopped(ctx)
         x = remove_redundant(costs, csc, x)
+        ctx.trace.offer(x, float(costs @ x))
+        if stop():
+            return _stopped(ctx)
+        x = swap_local_search(costs, problem.matrix, csc, x)
         ctx.trace.offer(x, float(costs @ x))
     return _done(ctx)
 
@@ -184,7 +190,10 @@ class Greedy(Method):
     warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "improve": Option(
-            bool, True, "run the improvement step: redundancy removal (setcover, mds), 1-flip search (maxcut), 2-opt (tsp)"
+            bool,
+            True,
+            "run the improvement step: redundancy removal and swaps (setcover), redundancy removal (mds), "
+            "1-flip search (maxcut), 2-opt (tsp)",
         ),
         "clique_starts": Option(int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1),
     }

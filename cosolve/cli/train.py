@@ -1,4 +1,5 @@
-"""``cosolve train cam --problem mis --dist rb-small --time 1800 --out DIR``: train a CAM policy."""
+"""``cosolve train cam --problem mis --dist rb-small --time 1800 --out DIR``: train a CAM policy;
+``cosolve train glns --time 3600 --out DIR``: train GLNS's set cover policy."""
 
 from __future__ import annotations
 
@@ -11,20 +12,21 @@ from pathlib import Path
 from cosolve.core.options import parse_assignments
 from cosolve.errors import UsageError
 
-TRAINABLE = ("cam",)
+TRAINABLE = ("cam", "glns")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a learned method (cam) on a graph distribution",
-        description="Train METHOD without labels on fresh graphs of --dist for --time seconds; validate every "
-        "validate_every seconds on held-out graphs and keep the best checkpoint in OUT/model.pt with a model card "
-        "OUT/README.md. Run under torchrun for several processes (DistributedDataParallel, gloo on CPU).",
+        help="train a learned method (cam on a graph distribution, glns on random set cover)",
+        description="Train METHOD without labels on fresh instances for --time seconds (cam: graphs of --dist; glns: "
+        "Balas-Ho style random set cover); validate every validate_every seconds on held-out instances and keep the best "
+        "checkpoint in OUT/model.pt with a model card OUT/README.md. cam also runs under torchrun for several processes "
+        "(DistributedDataParallel, gloo on CPU).",
     )
     p.add_argument("method", help=f"method to train: {', '.join(TRAINABLE)}")
-    p.add_argument("--problem", "-p", required=True, help="mis, maxcut, maxclique or mds")
-    p.add_argument("--dist", "-d", required=True, help="graph distribution: rb-small, rb-large, er-700-800, ba-small, ba-large")
+    p.add_argument("--problem", "-p", help="cam: mis, maxcut, maxclique or mds (glns: setcover, the default)")
+    p.add_argument("--dist", "-d", help="cam: graph distribution: rb-small, rb-large, er-700-800, ba-small, ba-large")
     p.add_argument("--time", "-t", type=float, required=True, help="training budget in seconds")
     p.add_argument("--out", "-o", required=True, help="output folder for model.pt and README.md")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -34,33 +36,49 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="log lines instead of a live progress bar")
 
 
-def _config(args: argparse.Namespace):  # -> CAMConfig
-    from dataclasses import fields
+def _config(args: argparse.Namespace):  # -> CAMConfig | GLNSConfig
+    if args.method not in TRAINABLE:
+        raise UsageError(f"cannot train method {args.method!r}; trainable: {', '.join(TRAINABLE)}")
+    if not args.time > 0:
+        raise UsageError(f"--time must be a positive number of seconds, got {args.time:g}")
+    if args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    if args.method == "glns":
+        from cosolve.methods.glns.train import GLNSConfig
+
+        if args.problem not in (None, "setcover"):
+            raise UsageError(f"glns trains on set cover, not {args.problem!r}")
+        if args.dist is not None:
+            raise UsageError("glns trains on its own random set cover distribution; drop --dist")
+        return GLNSConfig(**_settings(args, GLNSConfig, ()))
 
     from cosolve.diffusion.cam import CAMConfig
     from cosolve.generators.distributions import check_distribution
     from cosolve.problems.graphs import GRAPH_PROBLEMS
 
-    if args.method not in TRAINABLE:
-        raise UsageError(f"cannot train method {args.method!r}; trainable: {', '.join(TRAINABLE)}")
+    if args.problem is None or args.dist is None:
+        raise UsageError("cam needs --problem and --dist")
     if args.problem not in GRAPH_PROBLEMS:
         raise UsageError(f"unknown graph problem {args.problem!r}; valid: {', '.join(GRAPH_PROBLEMS)}")
     check_distribution(args.dist)
-    if not args.time > 0:
-        raise UsageError(f"--time must be a positive number of seconds, got {args.time:g}")
-    if args.threads < 1:
-        raise UsageError(f"--threads must be at least 1, got {args.threads}")
-    types = {f.name: type(f.default) for f in fields(CAMConfig)}
+    return CAMConfig(problem=args.problem, distribution=args.dist, **_settings(args, CAMConfig, ("problem", "distribution")))
+
+
+def _settings(args: argparse.Namespace, config: type, reserved: tuple[str, ...]) -> dict:
+    """The ``--set`` hyperparameters, typed by the fields of the dataclass ``config``."""
+    from dataclasses import fields
+
+    types = {f.name: type(f.default) for f in fields(config)}
     settings = {}
     for key, value in parse_assignments(args.set).items():
-        if key in ("problem", "distribution") or key not in types:
-            valid = ", ".join(k for k in types if k not in ("problem", "distribution"))
+        if key in reserved or key not in types:
+            valid = ", ".join(k for k in types if k not in reserved)
             raise UsageError(f"--set {key}: unknown hyperparameter; valid: {valid}")
         try:
             settings[key] = types[key](value)
         except ValueError:
             raise UsageError(f"--set {key}={value}: expected {types[key].__name__}") from None
-    return CAMConfig(problem=args.problem, distribution=args.dist, **settings)
+    return settings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,10 +92,15 @@ def run(args: argparse.Namespace) -> int:
     import torch
     import torch.distributed as dist
 
-    from cosolve.diffusion.cam import train
+    if args.method == "glns":
+        from cosolve.methods.glns.train import train
+    else:
+        from cosolve.diffusion.cam import train
 
     torch.set_num_threads(args.threads)
     world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and args.method != "cam":
+        raise UsageError(f"{args.method} trains in one process; run it without torchrun")
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
     rank = dist.get_rank() if dist.is_initialized() else 0

@@ -21,6 +21,8 @@ BUILTIN_MODULES = (
     "cosolve.baselines.cpsat",
     "cosolve.baselines.routing",
     "cosolve.baselines.greedy",
+    "cosolve.baselines.ortools_setcover",
+    "cosolve.baselines.cft",
     "cosolve.diffusion.methods",
     "cosolve.methods.glns.methods",
 )

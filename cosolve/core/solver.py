@@ -14,7 +14,7 @@ from typing import Any
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import Method, Outcome, SolveContext
 from cosolve.core.options import resolve_options
-from cosolve.core.registry import get_method
+from cosolve.core.registry import get_method, methods
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
@@ -90,8 +90,10 @@ class Solver:
         """Raise :class:`UsageError` unless the method solves ``problem``'s kind."""
         cls = get_method(self.method)
         if problem.kind not in cls.problems:
+            able = [name for name, other in methods().items() if problem.kind in other.problems]
             raise UsageError(
-                f"method {cls.name} does not solve {problem.kind} problems; it solves: {', '.join(sorted(cls.problems))}"
+                f"method {cls.name} does not solve {problem.kind} problems (it solves: {', '.join(sorted(cls.problems))}); "
+                f"methods for {problem.kind}: {', '.join(able) or 'none'}"
             )
 
     def _check(self) -> tuple[type[Method], dict[str, Any]]:

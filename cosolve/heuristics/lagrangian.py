@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from cosolve.heuristics.setcover import index_arrays
+from cosolve.heuristics.setcover import heap_sift_down, heapify, index_arrays, smallest_k
 
 
 @njit(cache=True)
@@ -128,18 +128,15 @@ def core_kernel(reduced: np.ndarray, row_ptr: np.ndarray, row_idx: np.ndarray, p
     for j in range(n):
         if reduced[j] < threshold:
             keep[j] = True
+    out = np.empty(per_row, np.int64)
     for i in range(row_ptr.size - 1):
         start, end = row_ptr[i], row_ptr[i + 1]
-        if end - start <= per_row:
-            for p in range(start, end):
-                keep[row_idx[p]] = True
-            continue
+        cols = row_idx[start:end].astype(np.int64)
         vals = np.empty(end - start)
-        for p in range(start, end):
-            vals[p - start] = reduced[row_idx[p]]
-        order = np.argsort(vals)
-        for k in range(per_row):
-            keep[row_idx[start + order[k]]] = True
+        for p in range(end - start):
+            vals[p] = reduced[cols[p]]
+        for t in range(smallest_k(vals, cols, per_row, out)):
+            keep[out[t]] = True
     return np.flatnonzero(keep).astype(np.int64)
 
 
@@ -236,3 +233,131 @@ def lagrangian_bound(
     if not use_core:
         best = reduced_costs_kernel(costs, col_ptr, col_idx, best_u, best_reduced)
     return LagrangianBound(float(best), best_u, best_reduced, done, core)
+
+
+# --------------------------------------------------------------------------- Lagrangian heuristic
+
+
+@njit(cache=True)
+def _score(gamma: float, mu: int) -> float:
+    return gamma / mu if gamma > 0.0 else gamma * mu
+
+
+@njit(cache=True)
+def lagrangian_greedy_kernel(
+    costs: np.ndarray,
+    row_ptr: np.ndarray,
+    row_idx: np.ndarray,
+    col_ptr: np.ndarray,
+    col_idx: np.ndarray,
+    u: np.ndarray,
+    x: np.ndarray,
+) -> int:
+    """CFT's primal heuristic: complete ``x`` (n,) int8 in place, repeatedly taking the column of
+    least score ``sigma_j = gamma_j / mu_j`` if ``gamma_j > 0`` else ``gamma_j * mu_j``, where
+    ``mu_j`` counts the uncovered rows column j covers and ``gamma_j = c_j - sum of their u_i``.
+    Covering rows only raises scores, so a lazy min-heap is exact (ties by smaller index).
+    Returns the number of rows left uncovered."""
+    m = row_ptr.size - 1
+    n = col_ptr.size - 1
+    covered = np.zeros(m, np.int8)
+    for j in range(n):
+        if x[j]:
+            for p in range(col_ptr[j], col_ptr[j + 1]):
+                covered[col_idx[p]] = 1
+    uncovered = 0
+    for i in range(m):
+        if covered[i] == 0:
+            uncovered += 1
+    mu = np.zeros(n, np.int64)
+    gamma = costs.copy()
+    keys = np.empty(n)
+    ids = np.empty(n, np.int64)
+    size = 0
+    for j in range(n):
+        if x[j]:
+            continue
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            i = col_idx[p]
+            if covered[i] == 0:
+                mu[j] += 1
+                gamma[j] -= u[i]
+        if mu[j] > 0:
+            keys[size] = _score(gamma[j], mu[j])
+            ids[size] = j
+            size += 1
+    heapify(keys, ids, size)
+    while uncovered > 0 and size > 0:
+        j = ids[0]
+        if mu[j] == 0:
+            size -= 1
+            keys[0] = keys[size]
+            ids[0] = ids[size]
+            heap_sift_down(keys, ids, size, 0)
+            continue
+        score = _score(gamma[j], mu[j])
+        if score > keys[0]:
+            keys[0] = score
+            heap_sift_down(keys, ids, size, 0)
+            continue
+        x[j] = 1
+        size -= 1
+        keys[0] = keys[size]
+        ids[0] = ids[size]
+        heap_sift_down(keys, ids, size, 0)
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            i = col_idx[p]
+            if covered[i] == 0:
+                covered[i] = 1
+                uncovered -= 1
+                for q in range(row_ptr[i], row_ptr[i + 1]):
+                    k = row_idx[q]
+                    mu[k] -= 1
+                    gamma[k] += u[i]
+    return uncovered
+
+
+def lagrangian_heuristic(
+    costs: np.ndarray,
+    csr: sp.csr_array,
+    csc: sp.csc_array,
+    lag: LagrangianBound,
+    *,
+    upper: float,
+    iterations: int = 100,
+    per_row: int = 5,
+    stop: Callable[[], bool] | None = None,
+) -> tuple[np.ndarray | None, float]:
+    """CFT's heuristic phase: ``iterations`` subgradient steps from ``lag``'s multipliers on the core
+    (``per_row`` least-reduced-cost columns per row), each followed by
+    :func:`lagrangian_greedy_kernel` at the current multipliers and redundancy removal.
+    Returns the best cover found (n,) int8 and its cost, or ``(None, upper)`` if none beat ``upper``."""
+    from cosolve.heuristics.setcover import remove_redundant_kernel
+
+    costs = np.ascontiguousarray(costs, dtype=np.float64)
+    row_ptr, row_idx = index_arrays(csr)
+    core = core_kernel(lag.reduced, row_ptr, row_idx, per_row, 0.0)
+    sub_csc = sp.csc_array(csc[:, core])
+    sub_csr = sp.csr_array(sub_csc)
+    s_row_ptr, s_row_idx, s_col_ptr, s_col_idx = index_arrays(sub_csr, sub_csc)
+    sub_costs = costs[core]
+    order = np.argsort(-sub_costs, kind="stable").astype(np.int64)
+    u = lag.multipliers.copy()
+    best_u = u.copy()
+    state = np.array([0.1, -np.inf, 0.0, 0.0])
+    best, best_cost = None, float(upper)
+    for _ in range(iterations):
+        if stop is not None and stop():
+            break
+        x = np.zeros(core.size, np.int8)
+        if lagrangian_greedy_kernel(sub_costs, s_row_ptr, s_row_idx, s_col_ptr, s_col_idx, u, x) == 0:
+            remove_redundant_kernel(s_col_ptr, s_col_idx, csr.shape[0], x, order)
+            cost = float(sub_costs @ x)
+            if cost < best_cost - 1e-9:
+                best_cost, best = cost, x
+        subgradient_kernel(sub_costs, s_col_ptr, s_col_idx, u, best_u, state, best_cost, 1, 20)
+    if best is None:
+        return None, float(upper)
+    full = np.zeros(costs.size, np.int8)
+    full[core[best == 1]] = 1
+    return full, best_cost

@@ -57,6 +57,46 @@ def heapify(keys: np.ndarray, ids: np.ndarray, size: int) -> None:
         heap_sift_down(keys, ids, size, pos)
 
 
+@njit(cache=True)
+def smallest_k(keys: np.ndarray, ids: np.ndarray, k: int, out: np.ndarray) -> int:
+    """Write into ``out`` the ``ids`` of the ``k`` smallest ``keys`` (all when fewer), in no
+    particular order, with a bounded max-heap: O(len log k). Returns how many were written."""
+    size = 0
+    heap_keys = np.empty(k)
+    heap_ids = np.empty(k, np.int64)
+    for t in range(keys.size):
+        key = keys[t]
+        if size < k:  # push, sift up
+            pos = size
+            size += 1
+            while pos > 0:
+                parent = (pos - 1) // 2
+                if heap_keys[parent] >= key:
+                    break
+                heap_keys[pos] = heap_keys[parent]
+                heap_ids[pos] = heap_ids[parent]
+                pos = parent
+            heap_keys[pos] = key
+            heap_ids[pos] = ids[t]
+        elif key < heap_keys[0]:  # replace the root (the largest kept), sift down
+            pos = 0
+            while True:
+                c = 2 * pos + 1
+                if c >= size:
+                    break
+                if c + 1 < size and heap_keys[c + 1] > heap_keys[c]:
+                    c += 1
+                if heap_keys[c] <= key:
+                    break
+                heap_keys[pos] = heap_keys[c]
+                heap_ids[pos] = heap_ids[c]
+                pos = c
+            heap_keys[pos] = key
+            heap_ids[pos] = ids[t]
+    out[:size] = heap_ids[:size]
+    return size
+
+
 # --------------------------------------------------------------------------- Chvátal's greedy
 
 

@@ -72,7 +72,8 @@ def test_unsupported_problem_and_bad_parameters_are_usage_errors():
     from cosolve.problems import TSP
 
     tsp = TSP(np.array([[0, 0], [1, 0], [0, 1.0]]))
-    with pytest.raises(UsageError, match="does not solve tsp problems; it solves: mis, setcover"):
+    expected = r"does not solve tsp problems \(it solves: mis, setcover\); methods for tsp: .*ortools-routing"
+    with pytest.raises(UsageError, match=expected):
         Solver("test-enumerate").solve(tsp)
     for kwargs in ({"time_limit": -1}, {"time_limit": 0}, {"threads": 0}, {"seed": -3}):
         with pytest.raises(UsageError):

@@ -9,9 +9,10 @@ One *generation* (bounded cost, whatever the instance size):
 2. Trajectory: K chains start at the incumbent with each bit redrawn with probability ``noise``
    (partial noising) and run T tau-leaping steps of a flip rule: the learned CAM policy or, for
    the ablation, RLSA's energy-gradient rule (:func:`cosolve.diffusion.sampler.rlsa_rule`).
-3. Instability of each region column (:func:`instability_scores`): its flips, each weighted by
-   how late it came (step s of T weighs (s + 1) / T), plus how often the final state disagrees
-   with the incumbent; both averaged over chains.
+3. Instability of each region column (:func:`instability_scores`): how often the lowest-energy
+   state of each chain's path disagrees with the incumbent, plus (weighted by ``FLIP_WEIGHT``)
+   its flips along the path, each weighted by how late it came; averaged over chains. (The best
+   state rather than the last: RLSA's rule keeps moving about k - 1 columns per step.)
 
 The columns, most unstable first, seed the neighbourhood (:mod:`cosolve.methods.glns.neighborhood`).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -82,24 +84,28 @@ def region_kernel(
 @dataclass
 class Region:
     """A local set cover: ``rows`` (r,) and ``columns`` (c,) of the instance, the 0/1 ``matrix``
-    (r x c), the scaled ``costs`` (c,) and the incumbent ``start`` (c,) int8 restricted to it."""
+    (r x c), the ``costs`` (c,) and Lagrangian ``reduced`` costs (c,), both divided by the region's
+    largest cost, and the incumbent ``start`` (c,) int8 restricted to it."""
 
     rows: np.ndarray
     columns: np.ndarray
     matrix: sp.csr_array
     costs: np.ndarray
+    reduced: np.ndarray
     start: np.ndarray
 
     def energy(self, penalty: float = COVER_PENALTY) -> CoverEnergy:
         return CoverEnergy(self.matrix, self.costs, penalty=penalty)
 
 
-def extract_region(csr: sp.csr_array, costs: np.ndarray, x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> Region:
+def extract_region(
+    csr: sp.csr_array, costs: np.ndarray, reduced: np.ndarray, x: np.ndarray, rows: np.ndarray, columns: np.ndarray
+) -> Region:
     """The :class:`Region` on ``rows`` x ``columns`` of the instance ``(costs, csr)`` around incumbent ``x``."""
     matrix = sp.csr_array(csr[rows][:, columns], dtype=np.float64)
     local = np.asarray(costs, dtype=np.float64)[columns]
     scale = local.max() if local.size and local.max() > 0 else 1.0
-    return Region(rows, columns, matrix, local / scale, np.asarray(x, dtype=np.int8)[columns])
+    return Region(rows, columns, matrix, local / scale, reduced[columns] / scale, np.asarray(x, dtype=np.int8)[columns])
 
 
 def partial_noise(start: np.ndarray, chains: int, noise: float, rng: np.random.Generator) -> np.ndarray:
@@ -110,15 +116,25 @@ def partial_noise(start: np.ndarray, chains: int, noise: float, rng: np.random.G
     return x
 
 
-def instability_scores(states: list[np.ndarray], final: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Per column (c,): lateness-weighted flips along the trajectory ``states`` (each (K, c), the
-    state before each step) ending in ``final`` (K, c), plus the final disagreement with ``start``."""
+#: Weight of the lateness-weighted flip frequency next to the best state's disagreement.
+FLIP_WEIGHT = 0.25
+
+
+def instability_scores(
+    states: list[np.ndarray], final: np.ndarray, start: np.ndarray, energy: CoverEnergy, flip_weight: float = FLIP_WEIGHT
+) -> np.ndarray:
+    """Per column (c,): how often the lowest-energy state of each chain's path (``states``, each
+    (K, c), the state before each step, then ``final``) disagrees with the incumbent ``start``,
+    plus ``flip_weight`` times the column's flips along the path, each weighted by how late it
+    came (step s of T weighs (s + 1) / T); averaged over chains."""
     path = [*states, final]
     steps = len(path) - 1
-    score = np.zeros(start.size)
+    flips = np.zeros(start.size)
     for s in range(steps):
-        score += (s + 1) / steps * (path[s + 1] != path[s]).mean(axis=0)
-    return score + (final != start[None, :]).mean(axis=0)
+        flips += (s + 1) / steps * (path[s + 1] != path[s]).mean(axis=0)
+    energies = np.stack([energy.energy(x) for x in path[1:]])  # (T, K): after each step
+    best = np.stack([path[1 + int(t)][k] for k, t in enumerate(energies.argmin(axis=0))])
+    return (best != start[None, :]).mean(axis=0) + flip_weight * flips
 
 
 #: ``make_rule(region, energy, steps, rng) -> FlipRule``: the flip rule run on a region.
@@ -134,17 +150,39 @@ def gradient_rule(tau: float = 0.1, d: int = 5) -> RuleFactory:
     return make
 
 
+def learned_rule(policy: Any) -> RuleFactory:
+    """The trained set cover policy (:class:`~cosolve.methods.glns.model.CoverPolicy`) as the flip rule."""
+
+    def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
+        from cosolve.methods.glns.model import CoverTensors
+        from cosolve.methods.glns.train import policy_rule
+
+        tensors = CoverTensors.build(region.matrix, region.costs, region.reduced, region.start)
+        return policy_rule(policy, energy, tensors)
+
+    return make
+
+
 def generate(
-    region: Region, make_rule: RuleFactory, *, chains: int, steps: int, noise: float, rng: np.random.Generator
+    region: Region,
+    make_rule: RuleFactory,
+    *,
+    chains: int,
+    steps: int,
+    noise: float,
+    rng: np.random.Generator,
+    penalty: float | None = None,
 ) -> np.ndarray:
     """One generation on ``region``: the instability score of each of its columns (c,)."""
-    energy = region.energy()
+    energy = region.energy(COVER_PENALTY if penalty is None else penalty)
     start = partial_noise(region.start, chains, noise, rng)
     out = rollout(make_rule(region, energy, steps, rng), start, steps, rng, record=True, start_time=noise)
-    return instability_scores(out.states, out.final, region.start)
+    return instability_scores(out.states, out.final, region.start, energy)
 
 
-def instability_ranker(make_rule: RuleFactory, *, region: int, chains: int, steps: int, noise: float) -> Ranker:
+def instability_ranker(
+    make_rule: RuleFactory, *, region: int, chains: int, steps: int, noise: float, penalty: float | None = None
+) -> Ranker:
     """A ranker for :func:`cosolve.methods.glns.lns.run_lns`: one generation on the region around a
     random row (at least twice the next free-set size), its columns most unstable first."""
 
@@ -154,8 +192,8 @@ def instability_ranker(make_rule: RuleFactory, *, region: int, chains: int, step
             seed_row, state.row_ptr, state.row_idx, state.col_ptr, state.col_idx, state.cand_ptr, state.cand_idx,
             state.x, max(region, 2 * state.budget),
         )  # fmt: skip
-        local = extract_region(state.problem.matrix, state.problem.costs, state.x, rows, columns)
-        scores = generate(local, make_rule, chains=chains, steps=steps, noise=noise, rng=rng)
+        local = extract_region(state.problem.matrix, state.problem.costs, state.lagrangian.reduced, state.x, rows, columns)
+        scores = generate(local, make_rule, chains=chains, steps=steps, noise=noise, rng=rng, penalty=penalty)
         return columns[np.argsort(-scores, kind="stable")]
 
     return rank

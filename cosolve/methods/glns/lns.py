@@ -4,7 +4,8 @@
    (:mod:`cosolve.heuristics.setcover_local`).
 2. Bound: the Lagrangian bound by subgradient optimisation (:mod:`cosolve.heuristics.lagrangian`),
    reported as the result's bound; its reduced costs fix out the columns no better cover can use
-   and give each row its candidate columns.
+   and give each row its candidate columns. CFT's Lagrangian greedy heuristic, run along a short
+   subgradient phase on the core, then the local search, gives the LNS its start.
 3. Loop until the deadline: a *ranker* orders columns (GLNS: by instability along a denoising
    trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
@@ -26,7 +27,7 @@ import numpy as np
 
 from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.result import Status, Termination
-from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound
+from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
@@ -45,6 +46,7 @@ class LNSSettings:
     per_row: int = 40
     lagrangian_iterations: int = 1000
     lagrangian_share: float = 0.25
+    heuristic_iterations: int = 200
     sub_solver: str = "scip"
 
 
@@ -52,7 +54,8 @@ class LNSSettings:
 class LNSStats:
     """Counters of one search: ``iterations`` repairs run, ``improved`` those that found a cheaper
     cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
-    ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking."""
+    ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
+    the greedy start and of the Lagrangian heuristic, and the Lagrangian bound."""
 
     iterations: int = 0
     improved: int = 0
@@ -61,6 +64,7 @@ class LNSStats:
     repair_time: float = 0.0
     rank_time: float = 0.0
     start_objective: float = math.nan
+    heuristic_objective: float = math.nan
     lagrangian_bound: float = math.nan
 
     def as_dict(self) -> dict[str, float]:
@@ -121,6 +125,17 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     ctx.trace.offer_bound(bound)
     if upper <= bound + 1e-9:
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+
+    heuristic, _ = lagrangian_heuristic(
+        costs, csr, csc, lag, upper=upper, iterations=settings.heuristic_iterations, stop=stop
+    )  # fmt: skip
+    if heuristic is not None:
+        x = swap_local_search(costs, csr, csc, heuristic)
+        upper = float(costs @ x)
+        ctx.trace.offer(x, upper)
+        if upper <= bound + 1e-9:
+            return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+    stats.heuristic_objective = upper
 
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cosolve.heuristics.setcover import smallest_k
+
 
 @njit(cache=True)
 def candidate_lists(
@@ -27,13 +29,8 @@ def candidate_lists(
     as ``(cand_ptr (m+1,) int64, cand_idx int64)``."""
     m = row_ptr.size - 1
     cand_ptr = np.zeros(m + 1, np.int64)
-    for i in range(m):
-        count = 0
-        for p in range(row_ptr[i], row_ptr[i + 1]):
-            if allowed[row_idx[p]]:
-                count += 1
-        cand_ptr[i + 1] = cand_ptr[i] + min(count, per_row)
-    cand_idx = np.empty(cand_ptr[m], np.int64)
+    chosen = np.empty(row_idx.size, np.int64)  # enough room: at most the row's length each
+    out = np.empty(per_row, np.int64)
     for i in range(m):
         cols = np.empty(row_ptr[i + 1] - row_ptr[i], np.int64)
         vals = np.empty(cols.size)
@@ -44,14 +41,10 @@ def candidate_lists(
                 cols[count] = j
                 vals[count] = reduced[j]
                 count += 1
-        take = cand_ptr[i + 1] - cand_ptr[i]
-        if count > take:
-            order = np.argsort(vals[:count])
-            for k in range(take):
-                cand_idx[cand_ptr[i] + k] = cols[order[k]]
-        else:
-            for k in range(take):
-                cand_idx[cand_ptr[i] + k] = cols[k]
+        taken = smallest_k(vals[:count], cols[:count], per_row, out)
+        chosen[cand_ptr[i] : cand_ptr[i] + taken] = out[:taken]
+        cand_ptr[i + 1] = cand_ptr[i] + taken
+    cand_idx = chosen[: cand_ptr[m]].copy()
     return cand_ptr, cand_idx
 
 

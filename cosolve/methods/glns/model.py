@@ -1,0 +1,162 @@
+"""GLNS's flip policy: a bipartite message-passing GNN (torch-geometric) over a set cover's rows
+and columns, giving a flip logit per column and chain.
+
+Column inputs (per chain k): the state ``x_t`` and the incumbent (both as ±1), the flip gain of
+the set cover energy (squashed by ``sign(g) log(1 + |g|)``), and static features: the scaled
+cost, the Lagrangian reduced cost (scaled like the cost, squashed) and ``log(1 + |column|)``.
+Row inputs: the number of selected columns covering the row in the state and in the incumbent
+(each capped at 3, divided by 3) and ``log(1 + |row|)``. Each of L layers passes messages
+columns -> rows -> columns as means over the incidence (``A / deg``), with residual MLP updates
+and LayerNorm; a sinusoidal time embedding is added to the column encoding. Hidden states are
+(nodes, K, hidden): all chains share one sparse product per layer.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+from torch import nn
+from torch_geometric.nn import MessagePassing
+from torch_geometric.utils import spmm
+
+COLUMN_FEATURES = 6  # state, incumbent, squashed gain, cost, squashed reduced cost, log size
+ROW_FEATURES = 3  # state cover, incumbent cover, log size
+
+
+def _squash(v: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
+    if isinstance(v, torch.Tensor):
+        return torch.sign(v) * torch.log1p(v.abs())
+    return np.sign(v) * np.log1p(np.abs(v))
+
+
+def _torch_csr(a: sp.csr_array) -> torch.Tensor:
+    with warnings.catch_warnings():  # "sparse CSR support is in beta"
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.sparse_csr_tensor(
+            torch.from_numpy(a.indptr.astype(np.int64)),
+            torch.from_numpy(a.indices.astype(np.int64)),
+            torch.from_numpy(a.data.astype(np.float32)),
+            size=a.shape,
+            check_invariants=False,
+        )
+
+
+@dataclass
+class CoverTensors:
+    """A (batch of) set cover region(s) for the policy: ``to_rows`` (M x N) and ``to_columns``
+    (N x M) mean-aggregation matrices (torch sparse CSR), the 0/1 ``incidence`` (scipy, M x N) for
+    cover counts, static column features (N, 3), static row features (M, 1) and the incumbent (N,)."""
+
+    to_rows: torch.Tensor
+    to_columns: torch.Tensor
+    incidence: sp.csr_array
+    column_static: torch.Tensor
+    row_static: torch.Tensor
+    incumbent: np.ndarray
+    incumbent_cover: np.ndarray
+
+    @classmethod
+    def build(cls, matrix: sp.sparray, costs: np.ndarray, reduced: np.ndarray, incumbent: np.ndarray) -> CoverTensors:
+        """``matrix`` (M x N) 0/1, ``costs`` (N,) scaled to at most 1, ``reduced`` (N,) reduced
+        costs on the same scale, ``incumbent`` (N,) 0/1."""
+        a = sp.csr_array(matrix, dtype=np.float64)
+        a.data[:] = 1.0
+        row_size = np.diff(a.indptr).astype(np.float64)
+        at = sp.csr_array(a.T)
+        col_size = np.diff(at.indptr).astype(np.float64)
+        to_rows = sp.csr_array(sp.diags_array(1.0 / np.maximum(row_size, 1.0)) @ a)
+        to_columns = sp.csr_array(sp.diags_array(1.0 / np.maximum(col_size, 1.0)) @ at)
+        column_static = np.stack([np.asarray(costs, np.float64), _squash(np.asarray(reduced, np.float64)), np.log1p(col_size)], 1)
+        incumbent = np.asarray(incumbent, dtype=np.float64)
+        return cls(
+            to_rows=_torch_csr(to_rows),
+            to_columns=_torch_csr(to_columns),
+            incidence=a,
+            column_static=torch.from_numpy(column_static.astype(np.float32)),
+            row_static=torch.from_numpy(np.log1p(row_size)[:, None].astype(np.float32)),
+            incumbent=incumbent,
+            incumbent_cover=np.minimum(a @ incumbent, 3.0) / 3.0,
+        )
+
+
+class MeanAggregation(MessagePassing):
+    """``out = A @ h`` with a row-normalised sparse ``A``: one message-passing step between the
+    two sides of the bipartite graph, fused into one sparse product."""
+
+    def __init__(self) -> None:
+        super().__init__(aggr="add")
+
+    def forward(self, h: torch.Tensor, adjacency: torch.Tensor) -> torch.Tensor:
+        return self.propagate(adjacency, x=h)
+
+    def message_and_aggregate(self, adj_t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        return spmm(adj_t, x, reduce="sum")
+
+
+class _Update(nn.Module):
+    def __init__(self, hidden: int) -> None:
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(2 * hidden, hidden), nn.ReLU(), nn.Linear(hidden, hidden))
+        self.norm = nn.LayerNorm(hidden)
+
+    def forward(self, h: torch.Tensor, message: torch.Tensor) -> torch.Tensor:
+        return self.norm(h + self.mlp(torch.cat([h, message], dim=-1)))
+
+
+class CoverPolicy(nn.Module):
+    """Flip logits (N, K) from column states and gains (N, K) on a :class:`CoverTensors`.
+    ``initial_flip`` is the flip probability of the untrained policy."""
+
+    def __init__(self, *, hidden: int = 32, layers: int = 3, time_features: int = 8, initial_flip: float = 0.05) -> None:
+        super().__init__()
+        self.time_features = time_features
+        self.column_encoder = nn.Linear(COLUMN_FEATURES, hidden)
+        self.row_encoder = nn.Linear(ROW_FEATURES, hidden)
+        self.time = nn.Linear(2 * time_features, hidden) if time_features else None
+        self.aggregate = MeanAggregation()
+        self.row_updates = nn.ModuleList(_Update(hidden) for _ in range(layers))
+        self.column_updates = nn.ModuleList(_Update(hidden) for _ in range(layers))
+        self.head = nn.Linear(hidden, 1)
+        nn.init.zeros_(self.head.weight)
+        nn.init.constant_(self.head.bias, math.log(initial_flip / (1 - initial_flip)))
+
+    def time_embedding(self, t: float) -> torch.Tensor:
+        freqs = torch.exp(torch.arange(self.time_features, dtype=torch.float32) * (-math.log(100.0) / max(self.time_features, 1)))
+        angles = 2 * math.pi * t * freqs * 10
+        return torch.cat([torch.sin(angles), torch.cos(angles)])
+
+    def forward(self, x: torch.Tensor, gain: torch.Tensor, cover: torch.Tensor, t: float, graph: CoverTensors) -> torch.Tensor:
+        """``x``, ``gain``: (N, K); ``cover`` (M, K): the state's cover counts, capped at 3, over 3."""
+        n, k = x.shape
+        m = cover.shape[0]
+        incumbent = torch.from_numpy((2 * graph.incumbent - 1).astype(np.float32))[:, None].expand(n, k)
+        column_in = torch.cat(
+            [
+                (2 * x - 1)[..., None],
+                incumbent[..., None],
+                _squash(gain)[..., None],
+                graph.column_static[:, None, :].expand(n, k, 3),
+            ],
+            dim=-1,
+        )
+        inc_cover = torch.from_numpy(graph.incumbent_cover.astype(np.float32))[:, None, None].expand(m, k, 1)
+        row_in = torch.cat([cover[..., None], inc_cover, graph.row_static[:, None, :].expand(m, k, 1)], dim=-1)
+        h_col = self.column_encoder(column_in)
+        if self.time is not None:
+            h_col = h_col + self.time(self.time_embedding(t))
+        h_row = self.row_encoder(row_in)
+        d = h_col.shape[-1]
+        for row_update, column_update in zip(self.row_updates, self.column_updates, strict=True):
+            h_row = row_update(h_row, self.aggregate(h_col.reshape(n, k * d), graph.to_rows).reshape(m, k, d))
+            h_col = column_update(h_col, self.aggregate(h_row.reshape(m, k * d), graph.to_columns).reshape(n, k, d))
+        return self.head(h_col).squeeze(-1)
+
+
+def state_cover(graph: CoverTensors, x: np.ndarray) -> np.ndarray:
+    """Cover counts of states ``x`` (K, N), capped at 3 and divided by 3: (M, K) float32."""
+    return (np.minimum(graph.incidence @ np.asarray(x, dtype=np.float64).T, 3.0) / 3.0).astype(np.float32)
