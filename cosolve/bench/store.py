@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     result_status TEXT, termination TEXT, sense TEXT,
     objective REAL, bound REAL, time REAL, wall REAL, read_time REAL, setup_time REAL,
     trace TEXT,             -- JSON list of [time, objective, bound]
+    stats TEXT,             -- JSON object: the method's own counters (Result.stats)
     error TEXT, host TEXT, finished_at REAL
 );
 """
@@ -56,9 +57,10 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
-        if "setup_time" not in columns:  # results folders written before setup_time existed
-            with self.db:
-                self.db.execute("ALTER TABLE jobs ADD COLUMN setup_time REAL")
+        for column, kind in (("setup_time", "REAL"), ("stats", "TEXT")):  # folders written before they existed
+            if column not in columns:
+                with self.db:
+                    self.db.execute(f"ALTER TABLE jobs ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.db.close()
@@ -112,6 +114,7 @@ class Store:
             "read_time": outcome.get("read_time"),
             "setup_time": outcome.get("setup_time"),
             "trace": json.dumps(trace),
+            "stats": json.dumps(r.get("stats") or {}),
             "error": outcome.get("error"),
             "host": outcome.get("host"),
             "finished_at": outcome.get("finished_at"),

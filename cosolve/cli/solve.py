@@ -100,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"bound        {fmt_value(result.bound)}")
         print(f"gap          {fmt_gap(result.gap)}")
         print(f"time         {result.time:.2f} s")
+        if result.stats:
+            print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:
             print(f"solution     {args.output if result.solution is not None else '(none found, nothing written)'}")
     sys.stdout.flush()
     return 0
+
+
+def _stat(value: object) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)

@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from cosolve.diffusion.batch import GraphBatch
+from cosolve.diffusion.checkpoint_files import load_weights, read_checkpoint, write_checkpoint
 from cosolve.diffusion.inference import decode_best, policy_rule, sample
 from cosolve.diffusion.policy import FlipPolicy, GraphTensors
 from cosolve.diffusion.sampler import rollout, times, uniform_start
@@ -106,11 +107,15 @@ def cam_loss(
     x and target are (K, N)."""
     gain = batch.energy.flip_gain(x)
     logits = policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors)
+    return matching_loss(logits, torch.from_numpy(target.T.astype(np.float32)), tau)
+
+
+def matching_loss(logits: torch.Tensor, target: torch.Tensor, tau: float) -> torch.Tensor:
+    """``mean[-p a + tau (p log p + (1 - p) log(1 - p))]`` with ``p = sigmoid(logits)`` and targets
+    ``a`` of the same shape; its per-entry optimum is ``p = sigmoid(a / tau)``."""
     p = torch.sigmoid(logits)
-    a = torch.from_numpy(target.T.astype(np.float32))
-    # p log p + (1-p) log(1-p), written with logsigmoid for stability
     negentropy = p * nn.functional.logsigmoid(logits) + (1 - p) * nn.functional.logsigmoid(-logits)
-    return (-p * a + tau * negentropy).mean()
+    return (-p * target + tau * negentropy).mean()
 
 
 @dataclass
@@ -286,35 +291,15 @@ def _meta(best: Validation, seconds: float, iteration: int, seed: int, world: in
 def save_checkpoint(folder: Path, policy: FlipPolicy, config: CAMConfig, meta: dict[str, Any]) -> None:
     """Write ``folder/model.pt`` (weights, config, meta) and the model card ``folder/README.md``,
     each atomically."""
-    from cosolve.io.solution import atomic_path, atomic_write
-
-    folder.mkdir(parents=True, exist_ok=True)
-    payload = {"format": CHECKPOINT_FORMAT, "config": asdict(config), "meta": meta, "state_dict": policy.state_dict()}
-    with atomic_path(folder / "model.pt") as tmp:
-        torch.save(payload, tmp)
-    atomic_write(folder / "README.md", model_card(config, meta, policy))
+    write_checkpoint(folder, CHECKPOINT_FORMAT, asdict(config), meta, policy.state_dict(), model_card(config, meta, policy))
 
 
 def load_checkpoint(path: str | Path) -> tuple[FlipPolicy, CAMConfig, dict[str, Any]]:
     """Policy (eval mode), config and meta of a checkpoint file, or of ``path/model.pt``."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "model.pt"
-    if not path.is_file():
-        raise InputError(f"{path}: no such checkpoint")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # a truncated or foreign file
-        raise InputError(f"{path}: not a readable CAM checkpoint ({type(e).__name__}: {str(e).splitlines()[0]})") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise InputError(f"{path}: not a CAM checkpoint (expected format {CHECKPOINT_FORMAT})")
+    path, payload = read_checkpoint(path, CHECKPOINT_FORMAT, "CAM")
     config = CAMConfig.from_dict(payload["config"])
     policy = config.policy()
-    try:
-        policy.load_state_dict(payload["state_dict"])
-    except RuntimeError as e:
-        raise InputError(f"{path}: weights do not match the stored configuration ({str(e).splitlines()[0]})") from None
-    policy.eval()
+    load_weights(policy, payload, path)
     return policy, config, payload.get("meta", {})
 
 

@@ -54,6 +54,13 @@ class GraphTensors:
         return cls(adjacency=adjacency, static=torch.from_numpy(static))
 
 
+def time_embedding(t: float, features: int) -> torch.Tensor:
+    """Sinusoidal features (2 * features,) of the time t in [0, 1]."""
+    freqs = torch.exp(torch.arange(features, dtype=torch.float32) * (-math.log(100.0) / max(features, 1)))
+    angles = 2 * math.pi * t * freqs * 10
+    return torch.cat([torch.sin(angles), torch.cos(angles)])
+
+
 class NormalizedAggregation(MessagePassing):
     """``out = A_norm @ h`` for features (N, F): a message-passing step whose messages are
     weighted by the normalised adjacency, fused into one sparse product."""
@@ -97,9 +104,7 @@ class FlipPolicy(nn.Module):
             nn.init.constant_(self.head.bias, math.log(initial_flip / (1 - initial_flip)))
 
     def time_embedding(self, t: float) -> torch.Tensor:
-        freqs = torch.exp(torch.arange(self.time_features, dtype=torch.float32) * (-math.log(100.0) / max(self.time_features, 1)))
-        angles = 2 * math.pi * t * freqs * 10
-        return torch.cat([torch.sin(angles), torch.cos(angles)])
+        return time_embedding(t, self.time_features)
 
     def forward(self, x: torch.Tensor, gain: torch.Tensor, t: float, graph: GraphTensors) -> torch.Tensor:
         n, k = x.shape

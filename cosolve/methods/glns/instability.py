@@ -5,7 +5,8 @@ One *generation* (bounded cost, whatever the instance size):
 1. Region: from a seed row, a breadth-first walk over rows and their candidate and incumbent
    columns until ``region`` columns are gathered (:func:`region_kernel`). The region's set cover
    energy (:class:`~cosolve.diffusion.energies.CoverEnergy`, costs divided by the region's largest)
-   covers its rows with its columns; the incumbent restricted to the region covers them all.
+   covers, with its columns, every row they touch that no incumbent column outside the region
+   covers (:func:`extract_region`); the incumbent restricted to the region covers them all.
 2. Trajectory: K chains start at the incumbent with each bit redrawn with probability ``noise``
    (partial noising) and run T tau-leaping steps of a flip rule: the learned CAM policy or, for
    the ablation, RLSA's energy-gradient rule (:func:`cosolve.diffusion.sampler.rlsa_rule`).
@@ -99,13 +100,20 @@ class Region:
 
 
 def extract_region(
-    csr: sp.csr_array, costs: np.ndarray, reduced: np.ndarray, x: np.ndarray, rows: np.ndarray, columns: np.ndarray
+    csc: sp.csc_array, costs: np.ndarray, reduced: np.ndarray, x: np.ndarray, cover: np.ndarray, columns: np.ndarray
 ) -> Region:
-    """The :class:`Region` on ``rows`` x ``columns`` of the instance ``(costs, csr)`` around incumbent ``x``."""
-    matrix = sp.csr_array(csr[rows][:, columns], dtype=np.float64)
+    """The :class:`Region` of ``columns`` around incumbent ``x`` (n,) with per-row cover counts
+    ``cover`` (m,): every row those columns touch that no incumbent column outside them covers
+    (the rows whose cover the region decides), by the region's columns."""
+    sub = sp.csc_array(csc[:, columns])
+    start = np.asarray(x, dtype=np.int8)[columns]
+    touched = np.unique(sub.indices)
+    inside = np.asarray(sub @ start.astype(np.int64)).ravel()  # the region's incumbent columns per row
+    rows = touched[cover[touched] - inside[touched] == 0]
+    matrix = sp.csr_array(sub[rows], dtype=np.float64)
     local = np.asarray(costs, dtype=np.float64)[columns]
     scale = local.max() if local.size and local.max() > 0 else 1.0
-    return Region(rows, columns, matrix, local / scale, reduced[columns] / scale, np.asarray(x, dtype=np.int8)[columns])
+    return Region(rows, columns, matrix, local / scale, reduced[columns] / scale, start)
 
 
 def partial_noise(start: np.ndarray, chains: int, noise: float, rng: np.random.Generator) -> np.ndarray:
@@ -188,11 +196,11 @@ def instability_ranker(
 
     def rank(state: SearchState, rng: np.random.Generator) -> np.ndarray:
         seed_row = int(rng.integers(state.cover.size))
-        rows, columns = region_kernel(
+        _, columns = region_kernel(
             seed_row, state.row_ptr, state.row_idx, state.col_ptr, state.col_idx, state.cand_ptr, state.cand_idx,
             state.x, max(region, 2 * state.budget),
         )  # fmt: skip
-        local = extract_region(state.problem.matrix, state.problem.costs, state.lagrangian.reduced, state.x, rows, columns)
+        local = extract_region(state.problem.csc, state.problem.costs, state.lagrangian.reduced, state.x, state.cover, columns)
         scores = generate(local, make_rule, chains=chains, steps=steps, noise=noise, rng=rng, penalty=penalty)
         return columns[np.argsort(-scores, kind="stable")]
 

@@ -133,9 +133,9 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         x = swap_local_search(costs, csr, csc, heuristic)
         upper = float(costs @ x)
         ctx.trace.offer(x, upper)
-        if upper <= bound + 1e-9:
-            return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     stats.heuristic_objective = upper
+    if upper <= bound + 1e-9:
+        return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)

@@ -21,8 +21,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import nn
-from torch_geometric.nn import MessagePassing
-from torch_geometric.utils import spmm
+
+from cosolve.diffusion.policy import NormalizedAggregation, time_embedding
 
 COLUMN_FEATURES = 6  # state, incumbent, squashed gain, cost, squashed reduced cost, log size
 ROW_FEATURES = 3  # state cover, incumbent cover, log size
@@ -84,20 +84,6 @@ class CoverTensors:
         )
 
 
-class MeanAggregation(MessagePassing):
-    """``out = A @ h`` with a row-normalised sparse ``A``: one message-passing step between the
-    two sides of the bipartite graph, fused into one sparse product."""
-
-    def __init__(self) -> None:
-        super().__init__(aggr="add")
-
-    def forward(self, h: torch.Tensor, adjacency: torch.Tensor) -> torch.Tensor:
-        return self.propagate(adjacency, x=h)
-
-    def message_and_aggregate(self, adj_t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        return spmm(adj_t, x, reduce="sum")
-
-
 class _Update(nn.Module):
     def __init__(self, hidden: int) -> None:
         super().__init__()
@@ -118,7 +104,7 @@ class CoverPolicy(nn.Module):
         self.column_encoder = nn.Linear(COLUMN_FEATURES, hidden)
         self.row_encoder = nn.Linear(ROW_FEATURES, hidden)
         self.time = nn.Linear(2 * time_features, hidden) if time_features else None
-        self.aggregate = MeanAggregation()
+        self.aggregate = NormalizedAggregation()  # the matrices are row-normalised: means
         self.row_updates = nn.ModuleList(_Update(hidden) for _ in range(layers))
         self.column_updates = nn.ModuleList(_Update(hidden) for _ in range(layers))
         self.head = nn.Linear(hidden, 1)
@@ -126,9 +112,7 @@ class CoverPolicy(nn.Module):
         nn.init.constant_(self.head.bias, math.log(initial_flip / (1 - initial_flip)))
 
     def time_embedding(self, t: float) -> torch.Tensor:
-        freqs = torch.exp(torch.arange(self.time_features, dtype=torch.float32) * (-math.log(100.0) / max(self.time_features, 1)))
-        angles = 2 * math.pi * t * freqs * 10
-        return torch.cat([torch.sin(angles), torch.cos(angles)])
+        return time_embedding(t, self.time_features)
 
     def forward(self, x: torch.Tensor, gain: torch.Tensor, cover: torch.Tensor, t: float, graph: CoverTensors) -> torch.Tensor:
         """``x``, ``gain``: (N, K); ``cover`` (M, K): the state's cover counts, capped at 3, over 3."""

@@ -31,7 +31,8 @@ import scipy.sparse as sp
 import torch
 from torch import nn
 
-from cosolve.diffusion.cam import Progress, Validation, adjoint_targets
+from cosolve.diffusion.cam import Progress, Validation, adjoint_targets, matching_loss
+from cosolve.diffusion.checkpoint_files import load_weights, read_checkpoint, write_checkpoint
 from cosolve.diffusion.energies import CoverEnergy
 from cosolve.diffusion.sampler import rollout, times
 from cosolve.errors import InputError
@@ -170,10 +171,7 @@ def cover_loss(policy: nn.Module, batch: CoverBatch, x: np.ndarray, target: np.n
         t,
         batch.tensors,
     )
-    p = torch.sigmoid(logits)
-    a = torch.from_numpy(target.T.astype(np.float32))
-    negentropy = p * nn.functional.logsigmoid(logits) + (1 - p) * nn.functional.logsigmoid(-logits)
-    return (-p * a + tau * negentropy).mean()
+    return matching_loss(logits, torch.from_numpy(target.T.astype(np.float32)), tau)
 
 
 def complete_cover(problem: SetCover, x: np.ndarray) -> np.ndarray:
@@ -297,35 +295,15 @@ def _step(
 
 def save_checkpoint(folder: Path, policy: CoverPolicy, config: GLNSConfig, meta: dict[str, Any]) -> None:
     """Write ``folder/model.pt`` (weights, config, meta) and the model card ``folder/README.md``."""
-    from cosolve.io.solution import atomic_path, atomic_write
-
-    folder.mkdir(parents=True, exist_ok=True)
-    payload = {"format": CHECKPOINT_FORMAT, "config": asdict(config), "meta": meta, "state_dict": policy.state_dict()}
-    with atomic_path(folder / "model.pt") as tmp:
-        torch.save(payload, tmp)
-    atomic_write(folder / "README.md", model_card(config, meta, policy))
+    write_checkpoint(folder, CHECKPOINT_FORMAT, asdict(config), meta, policy.state_dict(), model_card(config, meta, policy))
 
 
 def load_checkpoint(path: str | Path) -> tuple[CoverPolicy, GLNSConfig, dict[str, Any]]:
     """Policy (eval mode), config and meta of a GLNS checkpoint file, or of ``path/model.pt``."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "model.pt"
-    if not path.is_file():
-        raise InputError(f"{path}: no such checkpoint")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise InputError(f"{path}: not a readable GLNS checkpoint ({type(e).__name__}: {str(e).splitlines()[0]})") from None
-    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
-        raise InputError(f"{path}: not a GLNS checkpoint (expected format {CHECKPOINT_FORMAT})")
+    path, payload = read_checkpoint(path, CHECKPOINT_FORMAT, "GLNS")
     config = GLNSConfig.from_dict(payload["config"])
     policy = config.policy()
-    try:
-        policy.load_state_dict(payload["state_dict"])
-    except RuntimeError as e:
-        raise InputError(f"{path}: weights do not match the stored configuration ({str(e).splitlines()[0]})") from None
-    policy.eval()
+    load_weights(policy, payload, path)
     return policy, config, payload.get("meta", {})
 
 

@@ -125,8 +125,9 @@ def planted_instance(blocks=12, width=6):
 def test_instability_ranks_the_planted_region_first():
     p, x = planted_instance()
     assert p.evaluate(x).feasible
-    rows, cols = np.arange(p.n_rows), np.arange(p.n_cols)
-    region = extract_region(p.matrix, p.costs, np.zeros(p.n_cols), x, rows, cols)
+    cover = np.asarray(p.matrix @ x.astype(np.int64))
+    region = extract_region(p.csc, p.costs, np.zeros(p.n_cols), x, cover, np.arange(p.n_cols))
+    assert region.rows.tolist() == list(range(p.n_rows))
     rng = np.random.default_rng(0)
     score = sum(generate(region, gradient_rule(), chains=8, steps=16, noise=0.3, rng=rng) for _ in range(5))
     top = np.argsort(-score, kind="stable")[:3]
@@ -145,5 +146,13 @@ def test_region_walk_is_bounded_and_keeps_the_incumbent_columns_of_its_rows():
     for i in rows:
         assert set(np.flatnonzero(dense[i] * x).tolist()) <= set(cols.tolist())
     lag = lagrangian_bound(p.costs, p.matrix, p.csc, upper=float(p.costs @ x), iterations=50)
-    region = extract_region(p.matrix, p.costs, lag.reduced, x, rows, cols)
-    assert region.matrix.shape == (rows.size, cols.size) and region.costs.max() == pytest.approx(1.0)
+    cover = np.asarray(p.matrix @ x.astype(np.int64))
+    region = extract_region(p.csc, p.costs, lag.reduced, x, cover, cols)
+    assert region.matrix.shape == (region.rows.size, cols.size) and region.costs.max() == pytest.approx(1.0)
+    # its rows: those the region's columns touch that no incumbent column outside the region covers
+    outside = x.copy()
+    outside[cols] = 0
+    touched = np.flatnonzero(dense[:, cols].any(axis=1))
+    expected = touched[(dense[touched] @ outside) == 0]
+    assert region.rows.tolist() == expected.tolist()
+    assert np.all(region.matrix @ region.start >= 1)  # the incumbent covers the region's rows
