@@ -147,7 +147,8 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     sub_time = settings.sub_time or min(2.0, max(0.2, 0.05 * budget if budget < 1e9 else 2.0))
     complete_timeouts = 0
 
-    while not stop():
+    rank_seconds = candidate_seconds = 0.0  # the last ranking's and candidate lists' durations
+    while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
         ranking = np.ascontiguousarray(ranker(state, rng), dtype=np.int64)
@@ -165,6 +166,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             break
         fixed = repair(sub, costs, time_limit=slice_, seed=int(rng.integers(2**31)), solver=settings.sub_solver)
         t2 = deadline.elapsed()
+        rank_seconds = t1 - t0
         stats.iterations += 1
         stats.rank_time += t1 - t0
         stats.repair_time += t2 - t1
@@ -181,12 +183,15 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             if upper <= bound + 1e-9:
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
             state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
-            allowed = ~lag.fixable(upper)
-            state.allowed = allowed
-            state.cand_ptr, state.cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
-            cand_ptr, cand_idx = state.cand_ptr, state.cand_idx
-            usable = int(np.count_nonzero(allowed | (x == 1)))
-            size.high = usable
+            if deadline.remaining() > 2 * candidate_seconds:  # else keep the lists: less fixed, still valid
+                t3 = deadline.elapsed()
+                allowed = ~lag.fixable(upper)
+                state.allowed = allowed
+                state.cand_ptr, state.cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
+                cand_ptr, cand_idx = state.cand_ptr, state.cand_idx
+                usable = int(np.count_nonzero(allowed | (x == 1)))
+                size.high = usable
+                candidate_seconds = deadline.elapsed() - t3
         elif fixed.optimal and complete:
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)  # every usable column was free
         elif complete:

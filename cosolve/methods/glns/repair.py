@@ -11,6 +11,7 @@ anything worse than the incumbent's choice.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,9 @@ class Repair:
 
 
 def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int = 0, solver: str = "scip") -> Repair:
-    """Solve the sub-problem ``sub`` (costs are the full instance's (n,)) within ``time_limit`` seconds."""
+    """Solve the sub-problem ``sub`` (costs are the full instance's (n,)) within ``time_limit`` seconds,
+    model building included."""
+    started = time.perf_counter()
     sub_costs = np.asarray(costs, dtype=np.float64)[sub.free]
     start_cost = float(sub_costs @ sub.start)
     if sub.rows.size == 0:  # the fixed columns cover everything: drop every free column
@@ -39,14 +42,19 @@ def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int =
     integral = bool(np.all(sub_costs == np.round(sub_costs)))
     cutoff = start_cost - (1.0 if integral else 1e-6 * max(1.0, abs(start_cost)))
     if solver == "scip":
-        choice, optimal = _scip(sub, sub_costs, start_cost if integral else cutoff, time_limit, seed)
+        choice, optimal = _scip(sub, sub_costs, start_cost if integral else cutoff, time_limit, seed, started)
     elif solver == "cpsat":
-        choice, optimal = _cpsat(sub, sub_costs, integral, cutoff, time_limit, seed)
+        choice, optimal = _cpsat(sub, sub_costs, integral, cutoff, time_limit, seed, started)
     else:
         raise ValueError(f"unknown sub-solver {solver!r}; valid: {', '.join(SUB_SOLVERS)}")
     if choice is None or not _covers(sub, choice) or float(sub_costs @ choice) > start_cost:
         return Repair(sub.start.copy(), start_cost, optimal)
     return Repair(choice, float(sub_costs @ choice), optimal)
+
+
+def _left(time_limit: float, started: float) -> float:
+    """The sub-solver's own limit: the slice less the time spent building its model (at least 10 ms)."""
+    return max(time_limit - (time.perf_counter() - started), 0.01)
 
 
 def _covers(sub: Subproblem, choice: np.ndarray) -> bool:
@@ -55,14 +63,15 @@ def _covers(sub: Subproblem, choice: np.ndarray) -> bool:
     return bool(not empty.any() and np.all(hits >= 1))
 
 
-def _scip(sub: Subproblem, costs: np.ndarray, limit: float, time_limit: float, seed: int) -> tuple[np.ndarray | None, bool]:
+def _scip(
+    sub: Subproblem, costs: np.ndarray, limit: float, time_limit: float, seed: int, started: float
+) -> tuple[np.ndarray | None, bool]:
     """SCIP accepts only solutions strictly better than ``limit`` (for an integral objective, at
     least 1 better: SCIP tightens the cutoff itself)."""
     from pyscipopt import Model, quicksum
 
     model = Model("lns-repair")
     model.hideOutput()
-    model.setParam("limits/time", max(time_limit, 0.01))
     model.setParam("randomization/randomseedshift", int(seed) % 2**31)
     model.setParam("parallel/maxnthreads", 1)
     y = [model.addVar(vtype="B", obj=float(c)) for c in costs.tolist()]
@@ -70,6 +79,7 @@ def _scip(sub: Subproblem, costs: np.ndarray, limit: float, time_limit: float, s
     for t in range(sub.rows.size):
         model.addCons(quicksum(y[k] for k in idx[ptr[t] : ptr[t + 1]]) >= 1)
     model.setObjlimit(limit)
+    model.setParam("limits/time", _left(time_limit, started))
     model.optimize()
     status = model.getStatus()
     if status == "infeasible":  # under the cutoff: nothing cheaper exists (SCIP may still hold the start)
@@ -82,7 +92,7 @@ def _scip(sub: Subproblem, costs: np.ndarray, limit: float, time_limit: float, s
 
 
 def _cpsat(
-    sub: Subproblem, costs: np.ndarray, integral: bool, cutoff: float, time_limit: float, seed: int
+    sub: Subproblem, costs: np.ndarray, integral: bool, cutoff: float, time_limit: float, seed: int, started: float
 ) -> tuple[np.ndarray | None, bool]:
     from ortools.sat.python import cp_model
 
@@ -95,7 +105,7 @@ def _cpsat(
     model.add(objective <= (round(cutoff) if integral else cutoff))
     model.minimize(objective)
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
+    solver.parameters.max_time_in_seconds = _left(time_limit, started)
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = int(seed) % 2**31
     status = solver.solve(model)
