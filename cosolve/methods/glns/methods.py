@@ -45,6 +45,12 @@ class RandomLNS(Method):
     warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = dict(LNS_OPTIONS)
 
+    def prepare(self, problem: Problem) -> None:
+        from cosolve.methods.glns.warmup import warm_kernels
+
+        warm_kernels()
+        super().prepare(problem)
+
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.methods.glns.lns import LNSStats, random_ranker, run_lns
 
@@ -98,6 +104,9 @@ class GLNS(Method):
     options: ClassVar[dict[str, Option]] = {**LNS_OPTIONS, **GLNS_OPTIONS}
 
     def prepare(self, problem: Problem) -> None:
+        from cosolve.methods.glns.warmup import warm_kernels
+
+        warm_kernels()
         if self.config.get("policy", "cam") == "cam":
             path = resolve_glns_checkpoint(self.config.get("checkpoint", ""))
             if getattr(self, "checkpoint_", None) != path:
