@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from cosolve.heuristics.setcover import heap_sift_down, heapify, index_arrays, smallest_k
+from cosolve.heuristics.setcover import heap_pop_root, heap_sift_down, heapify, index_arrays, smallest_k
 
 
 @njit(cache=True)
@@ -290,10 +290,7 @@ def lagrangian_greedy_kernel(
     while uncovered > 0 and size > 0:
         j = ids[0]
         if mu[j] == 0:
-            size -= 1
-            keys[0] = keys[size]
-            ids[0] = ids[size]
-            heap_sift_down(keys, ids, size, 0)
+            size = heap_pop_root(keys, ids, size)
             continue
         score = _score(gamma[j], mu[j])
         if score > keys[0]:
@@ -301,10 +298,7 @@ def lagrangian_greedy_kernel(
             heap_sift_down(keys, ids, size, 0)
             continue
         x[j] = 1
-        size -= 1
-        keys[0] = keys[size]
-        ids[0] = ids[size]
-        heap_sift_down(keys, ids, size, 0)
+        size = heap_pop_root(keys, ids, size)
         for p in range(col_ptr[j], col_ptr[j + 1]):
             i = col_idx[p]
             if covered[i] == 0:

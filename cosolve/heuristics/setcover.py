@@ -50,6 +50,16 @@ def heap_sift_down(keys: np.ndarray, ids: np.ndarray, size: int, pos: int) -> No
     ids[pos] = v
 
 
+@njit("int64(float64[::1], int64[::1], int64)", cache=True)
+def heap_pop_root(keys: np.ndarray, ids: np.ndarray, size: int) -> int:
+    """Remove the root of a heap of ``size`` entries; returns the new size."""
+    size -= 1
+    keys[0] = keys[size]
+    ids[0] = ids[size]
+    heap_sift_down(keys, ids, size, 0)
+    return size
+
+
 @njit("void(float64[::1], int64[::1], int64)", cache=True)
 def heapify(keys: np.ndarray, ids: np.ndarray, size: int) -> None:
     """Turn the first ``size`` entries of ``keys``/``ids`` into a min-heap in O(size)."""
@@ -178,10 +188,7 @@ def chvatal_run(
         c = count[j]
         work += 1
         if c == 0:  # drop the root
-            size -= 1
-            keys[0] = keys[size]
-            ids[0] = ids[size]
-            heap_sift_down(keys, ids, size, 0)
+            size = heap_pop_root(keys, ids, size)
             continue
         ratio = costs[j] / c
         if ratio > keys[0]:
@@ -189,10 +196,7 @@ def chvatal_run(
             heap_sift_down(keys, ids, size, 0)
             continue
         x[j] = 1
-        size -= 1
-        keys[0] = keys[size]
-        ids[0] = ids[size]
-        heap_sift_down(keys, ids, size, 0)
+        size = heap_pop_root(keys, ids, size)
         for p in range(col_ptr[j], col_ptr[j + 1]):
             i = col_idx[p]
             if covered[i] == 0:
