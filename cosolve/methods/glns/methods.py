@@ -27,8 +27,7 @@ LNS_OPTIONS: dict[str, Option] = {
 def _settings(options: dict[str, Any]) -> Any:
     from cosolve.methods.glns.lns import LNSSettings
 
-    keys = ("size", "sub_time", "sub_solver", "per_row", "lagrangian_iterations", "heuristic_iterations")
-    return LNSSettings(**{k: options.get(k, LNS_OPTIONS[k].default) for k in keys})
+    return LNSSettings(**{k: options.get(k, option.default) for k, option in LNS_OPTIONS.items()})
 
 
 def _finish(outcome: Outcome, stats: Any) -> Outcome:
