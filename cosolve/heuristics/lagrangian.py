@@ -252,12 +252,14 @@ def lagrangian_greedy_kernel(
     col_idx: np.ndarray,
     u: np.ndarray,
     x: np.ndarray,
+    picked: np.ndarray,
 ) -> int:
     """CFT's primal heuristic: complete ``x`` (n,) int8 in place, repeatedly taking the column of
     least score ``sigma_j = gamma_j / mu_j`` if ``gamma_j > 0`` else ``gamma_j * mu_j``, where
     ``mu_j`` counts the uncovered rows column j covers and ``gamma_j = c_j - sum of their u_i``.
     Covering rows only raises scores, so a lazy min-heap is exact (ties by smaller index).
-    Returns the number of rows left uncovered."""
+    The columns taken are written to ``picked`` (int64, at least as long as their number) in the
+    order taken, ``-1`` after the last. Returns the number of rows left uncovered."""
     m = row_ptr.size - 1
     n = col_ptr.size - 1
     covered = np.zeros(m, np.int8)
@@ -287,6 +289,7 @@ def lagrangian_greedy_kernel(
             ids[size] = j
             size += 1
     heapify(keys, ids, size)
+    taken = 0
     while uncovered > 0 and size > 0:
         j = ids[0]
         if mu[j] == 0:
@@ -298,6 +301,9 @@ def lagrangian_greedy_kernel(
             heap_sift_down(keys, ids, size, 0)
             continue
         x[j] = 1
+        if taken < picked.size:
+            picked[taken] = j
+        taken += 1
         size = heap_pop_root(keys, ids, size)
         for p in range(col_ptr[j], col_ptr[j + 1]):
             i = col_idx[p]
@@ -308,6 +314,8 @@ def lagrangian_greedy_kernel(
                     k = row_idx[q]
                     mu[k] -= 1
                     gamma[k] += u[i]
+    if taken < picked.size:
+        picked[taken] = -1
     return uncovered
 
 
@@ -340,11 +348,12 @@ def lagrangian_heuristic(
     best_u = u.copy()
     state = np.array([0.1, -np.inf, 0.0, 0.0])
     best, best_cost = None, float(upper)
+    picked = np.empty(core.size + 1, np.int64)
     for _ in range(iterations):
         if stop is not None and stop():
             break
         x = np.zeros(core.size, np.int8)
-        if lagrangian_greedy_kernel(sub_costs, s_row_ptr, s_row_idx, s_col_ptr, s_col_idx, u, x) == 0:
+        if lagrangian_greedy_kernel(sub_costs, s_row_ptr, s_row_idx, s_col_ptr, s_col_idx, u, x, picked) == 0:
             remove_redundant_kernel(s_col_ptr, s_col_idx, csr.shape[0], x, order)
             cost = float(sub_costs @ x)
             if cost < best_cost - 1e-9:

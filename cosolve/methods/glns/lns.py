@@ -5,7 +5,9 @@
 2. Bound: the Lagrangian bound by subgradient optimisation (:mod:`cosolve.heuristics.lagrangian`),
    reported as the result's bound; its reduced costs fix out the columns no better cover can use
    and give each row its candidate columns. CFT's Lagrangian greedy heuristic, run along a short
-   subgradient phase on the core, then the local search, gives the LNS its start.
+   subgradient phase on the core, then the local search, gives a first cover; CFT's refinement
+   (:mod:`cosolve.heuristics.cft`: three-phase re-solves around the best cover) improves it for at
+   most ``refine_share`` of the remaining budget, or until a whole cycle of it finds nothing.
 3. Loop until the deadline: a *ranker* orders columns (GLNS: by instability along a denoising
    trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
@@ -21,12 +23,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.result import Status, Termination
+from cosolve.heuristics.cft import RefineStats, refine
 from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
@@ -39,7 +42,9 @@ from cosolve.problems.setcover import SetCover
 class LNSSettings:
     """``size``: free columns of the first neighbourhood; ``sub_time``: seconds per repair (0 = 5%
     of the budget, within 0.2..2 s); ``per_row``: candidate columns per row; ``lagrangian_iterations``
-    and ``lagrangian_share`` (most of the budget the bound may take); ``sub_solver``: scip or cpsat."""
+    and ``lagrangian_share`` (most of the budget the bound may take); ``heuristic_iterations`` of
+    the Lagrangian heuristic; ``refine_share``: most of the remaining budget CFT's refinement may take
+    (0 skips it); ``sub_solver``: scip or cpsat."""
 
     size: int = 200
     sub_time: float = 0.0
@@ -47,6 +52,7 @@ class LNSSettings:
     lagrangian_iterations: int = 1000
     lagrangian_share: float = 0.25
     heuristic_iterations: int = 200
+    refine_share: float = 0.8
     sub_solver: str = "scip"
 
 
@@ -55,7 +61,8 @@ class LNSStats:
     """Counters of one search: ``iterations`` repairs run, ``improved`` those that found a cheaper
     cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
     ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
-    the greedy start and of the Lagrangian heuristic, and the Lagrangian bound."""
+    the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound, and
+    the refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
@@ -66,9 +73,13 @@ class LNSStats:
     start_objective: float = math.nan
     heuristic_objective: float = math.nan
     lagrangian_bound: float = math.nan
+    refined_objective: float = math.nan
+    refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
         out = asdict(self)
+        refine_stats = out.pop("refine")
+        out.update({f"refine_{k}": v for k, v in refine_stats.items()})
         out["improved_share"] = self.improved / self.iterations if self.iterations else 0.0
         return out
 
@@ -136,6 +147,21 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     stats.heuristic_objective = upper
     if upper <= bound + 1e-9:
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+
+    if settings.refine_share > 0:
+        limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
+        refined = refine(
+            costs, csr, csc, lag, x, rng=rng, stats=stats.refine,
+            stop=lambda: stop() or deadline.elapsed() > limit,
+            on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
+        )  # fmt: skip
+        if float(costs @ refined) < upper - 1e-9:
+            x = swap_local_search(costs, csr, csc, refined)
+            upper = float(costs @ x)
+            ctx.trace.offer(x, upper)
+        stats.refined_objective = upper
+        if upper <= bound + 1e-9:
+            return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)

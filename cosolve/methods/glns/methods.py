@@ -21,6 +21,9 @@ LNS_OPTIONS: dict[str, Option] = {
     "per_row": Option(int, 40, "candidate columns per row (least Lagrangian reduced cost)", minimum=1),
     "lagrangian_iterations": Option(int, 1000, "subgradient steps for the bound and the reduced costs", minimum=0),
     "heuristic_iterations": Option(int, 200, "steps of the Lagrangian heuristic phase that gives the start", minimum=0),
+    "refine_share": Option(
+        float, 0.8, "most of the remaining budget CFT's refinement (three-phase around the start) may take", minimum=0
+    ),
 }
 
 

@@ -15,6 +15,7 @@ def warm_kernels() -> None:
     if _warm:
         return
     from cosolve.generators.setcover import random_setcover
+    from cosolve.heuristics.cft import refine
     from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
     from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
     from cosolve.heuristics.setcover_local import swap_local_search
@@ -29,6 +30,7 @@ def warm_kernels() -> None:
     for core in (10**9, 0):  # the full and the core (re-priced) subgradient paths
         lag = lagrangian_bound(costs, csr, csc, upper=upper, iterations=30, core_min_columns=core)
     lagrangian_heuristic(costs, csr, csc, lag, upper=upper, iterations=3)
+    refine(costs, csr, csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=2)
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, 5)
     cover = np.asarray(csr @ x.astype(np.int64), dtype=np.int64)

@@ -1,0 +1,96 @@
+"""CFT's Lagrangian greedy (pick order), three-phase and refinement: covers only, never worse than
+the start, the brute-force optimum on tiny instances, the optimum on a bundled OR-Library one, and
+the stop callback honoured."""
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from cosolve.heuristics.cft import RefineStats, refine
+from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
+from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
+from cosolve.io import read
+from cosolve.problems import SetCover
+
+ORLIB = Path(__file__).resolve().parents[2] / "instances" / "setcover"
+
+
+def random_cover(rng, m, n, density):
+    a = (rng.random((m, n)) < density).astype(np.int8)
+    for i in np.flatnonzero(a.sum(axis=1) == 0):
+        a[i, rng.integers(n)] = 1
+    return SetCover(rng.integers(1, 10, n).astype(float), sp.csr_array(a))
+
+
+def brute_force_optimum(p):
+    subsets = np.array(list(itertools.product([0, 1], repeat=p.n_cols)), dtype=np.int32)
+    feasible = ((p.matrix @ subsets.T) > 0).all(axis=0)
+    return float((subsets[feasible] @ p.costs).min())
+
+
+def is_cover(p, x):
+    return bool(np.all(p.matrix @ x.astype(np.int64) >= 1))
+
+
+def start(p):
+    x = greedy_set_cover(p.costs, p.matrix, p.csc)
+    lag = lagrangian_bound(p.costs, p.matrix, p.csc, upper=float(p.costs @ x), iterations=300)
+    return x, lag
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_greedy_records_the_columns_it_takes_in_order(seed):
+    rng = np.random.default_rng(seed)
+    p = random_cover(rng, 30, 60, 0.1)
+    row_ptr, row_idx, col_ptr, col_idx = index_arrays(p.matrix, p.csc)
+    u = rng.uniform(0, 3, p.n_rows)
+    x = np.zeros(p.n_cols, np.int8)
+    picked = np.empty(p.n_cols + 1, np.int64)
+    assert lagrangian_greedy_kernel(p.costs, row_ptr, row_idx, col_ptr, col_idx, u, x, picked) == 0
+    taken = picked[: np.argmax(picked < 0)]
+    assert sorted(taken.tolist()) == np.flatnonzero(x).tolist()
+    assert is_cover(p, x)
+    # every column taken covered a row that the columns taken before it left uncovered
+    covered = np.zeros(p.n_rows, bool)
+    for j in taken:
+        rows = p.csc.indices[p.csc.indptr[j] : p.csc.indptr[j + 1]]
+        assert not covered[rows].all()
+        covered[rows] = True
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(seed):
+    rng = np.random.default_rng(seed)
+    p = random_cover(rng, int(rng.integers(6, 14)), int(rng.integers(10, 16)), rng.uniform(0.15, 0.4))
+    x, lag = start(p)
+    seen = []
+    stats = RefineStats()
+    best = refine(
+        p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(seed),
+        on_improve=lambda y, cost: seen.append((is_cover(p, y), cost, float(p.costs @ y))), stats=stats,
+    )  # fmt: skip
+    assert is_cover(p, best)
+    assert p.costs @ best <= p.costs @ x
+    assert all(ok and cost == value for ok, cost, value in seen)
+    assert [c for _, c, _ in seen] == sorted((c for _, c, _ in seen), reverse=True)
+    assert p.costs @ best == brute_force_optimum(p)
+    assert stats.rounds >= 1
+
+
+def test_refine_reaches_the_optimum_of_an_orlib_instance_the_greedy_misses():
+    p = read(ORLIB / "scpa2.txt")  # optimum 252; greedy gives 270
+    x, lag = start(p)
+    assert p.costs @ x > 252
+    best = refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0))
+    assert is_cover(p, best)
+    assert p.costs @ best == 252
+
+
+def test_refine_honours_stop_and_returns_the_start():
+    p = read(ORLIB / "scpa1.txt")
+    x, lag = start(p)
+    best = refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: True, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(best, x)
