@@ -74,8 +74,9 @@ class Method:
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         self.config = dict(config or {})
 
-    def fit(self, instances: Iterable[Problem]) -> Method:
-        """Train on ``instances``; untrained methods do nothing. Returns self."""
+    def fit(self, instances: Iterable[Problem], *, seed: int = 0) -> Method:
+        """Train on ``instances`` (``seed`` for every random choice); untrained methods do
+        nothing. Returns self."""
         return self
 
     def prepare(self, problem: Problem) -> None:

@@ -25,6 +25,7 @@ BUILTIN_MODULES = (
     "cosolve.baselines.cft",
     "cosolve.diffusion.methods",
     "cosolve.methods.glns.methods",
+    "cosolve.methods.sinkhorn.methods",
 )
 
 _METHODS: dict[str, type[Method]] = {}

@@ -114,7 +114,7 @@ class Solver:
     def fit(self, instances: Iterable[Instance]) -> Solver:
         """Train the method on ``instances`` (a no-op for untrained methods); returns self."""
         method = self._new_method()
-        method.fit(load_instance(i) for i in instances)
+        method.fit((load_instance(i) for i in instances), seed=self.seed)
         self.method_ = method
         return self
 

@@ -1,0 +1,1 @@
+"""Entropy-adaptive Gumbel–Sinkhorn permutation learners (sorting, jigsaw, routing)."""

@@ -1,0 +1,51 @@
+"""Per-instance Gumbel–Sinkhorn: the permutation is a latent operator whose free logits (n, n) are
+optimised directly on one instance's objective, with the same temperature variants as the learner.
+Every ``decode_every`` steps the noiseless logits are decoded by the Hungarian algorithm and offered
+(the anytime incumbent); the loop ends at ``steps`` or when ``stop()`` fires."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from cosolve.methods.sinkhorn.decode import hungarian
+from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn
+
+
+def optimize_latent(
+    n: int,
+    loss: Callable[[torch.Tensor], torch.Tensor],
+    offer: Callable[[np.ndarray], None],
+    schedule: TemperatureSchedule,
+    *,
+    steps: int,
+    lr: float = 0.1,
+    samples: int = 5,
+    iterations: int = 10,
+    init: torch.Tensor | None = None,
+    seed: int = 0,
+    decode_every: int = 10,
+    stop: Callable[[], bool] = lambda: False,
+) -> np.ndarray:
+    """Optimise logits (n, n) (from ``init``, else small noise) by Adam on ``loss(P)`` with ``P``
+    (samples, n, n) Gumbel–Sinkhorn soft permutations; ``offer(perm)`` sees each decoded
+    permutation (n,) int64. Returns the final logits (n, n) float64."""
+    generator = torch.Generator().manual_seed(seed)
+    start = torch.randn(n, n, generator=generator) * 0.01 if init is None else init.detach().clone().float()
+    logits = start.requires_grad_(True)
+    optimizer = torch.optim.Adam([logits], lr=lr)
+    for step in range(steps):
+        if stop():
+            break
+        p = gumbel_sinkhorn(logits, schedule(logits, step, steps), samples=samples, iterations=iterations, generator=generator)
+        value = loss(p)
+        optimizer.zero_grad()
+        value.backward()
+        optimizer.step()
+        if (step + 1) % decode_every == 0:
+            offer(hungarian(logits.detach().double().numpy()))
+    final = logits.detach().double().numpy()
+    offer(hungarian(final))
+    return final

@@ -1,0 +1,214 @@
+"""``PermutationLearner``: train a network that outputs assignment logits through the Gumbel–Sinkhorn
+relaxation, on unlabelled instances, and decode hard permutations with the Hungarian algorithm.
+
+One training step: a minibatch of instances -> logits (B, n, n) -> the temperature of the step
+(fixed, globally annealed, or entropy-adaptive around the annealed base; see
+:class:`~cosolve.methods.sinkhorn.operator.TemperatureSchedule`) -> ``samples`` Gumbel–Sinkhorn
+soft permutations -> the task's loss on the reordered instance, averaged over samples -> Adam.
+Decoding runs the Hungarian algorithm on the noiseless logits.
+
+A *task* knows its network, how a batch of instances becomes tensors, and its loss; the sorting
+task is :mod:`cosolve.methods.sinkhorn.sorting`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from cosolve.errors import UsageError
+from cosolve.methods.sinkhorn.decode import hungarian
+from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
+from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn
+from cosolve.problems.base import Problem
+from cosolve.problems.sorting import Sorting
+
+TASKS = ("sorting",)
+
+
+@dataclass
+class TrainingLog:
+    """Per logged step: the step, seconds since the start, the mean training loss since the last
+    log and the base temperature."""
+
+    steps: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+    temperature: list[float] = field(default_factory=list)
+
+
+class PermutationLearner:
+    """Learn permutations without labels by Gumbel–Sinkhorn with a fixed, annealed or
+    entropy-adaptive temperature (scikit-learn style: ``fit`` returns self, learned state ends in ``_``).
+
+    ``task``: "sorting"; ``temperature``: "adaptive" (default), "fixed" or "annealed"; ``steps`` of
+    Adam (``lr``) on minibatches of ``batch_size`` instances, each with ``samples`` Gumbel draws and
+    ``iterations`` Sinkhorn rounds; base temperature annealed ``start`` -> ``end`` (``fixed`` for the
+    fixed variant); adaptive boost above the normalised entropy ``threshold``, at most ``max_boost``;
+    ``objective``: "unsupervised" (the task's label-free loss) or "supervised" (the reference);
+    ``hidden`` units of the network; ``time_limit`` seconds stops training early; ``progress``
+    prints a line every ``log_every`` steps.
+    """
+
+    def __init__(
+        self,
+        *,
+        task: str = "sorting",
+        temperature: str = "adaptive",
+        steps: int = 1000,
+        batch_size: int = 32,
+        lr: float = 1e-3,
+        samples: int = 5,
+        iterations: int = 10,
+        start: float = 1.5,
+        end: float = 0.5,
+        fixed: float = 1.0,
+        threshold: float = 0.7,
+        max_boost: float = 0.1,
+        objective: str = "unsupervised",
+        hidden: int = 32,
+        seed: int = 0,
+        time_limit: float | None = None,
+        progress: bool = False,
+        log_every: int = 100,
+    ) -> None:
+        self.task = task
+        self.temperature = temperature
+        self.steps = steps
+        self.batch_size = batch_size
+        self.lr = lr
+        self.samples = samples
+        self.iterations = iterations
+        self.start = start
+        self.end = end
+        self.fixed = fixed
+        self.threshold = threshold
+        self.max_boost = max_boost
+        self.objective = objective
+        self.hidden = hidden
+        self.seed = seed
+        self.time_limit = time_limit
+        self.progress = progress
+        self.log_every = log_every
+
+    # ------------------------------------------------------------------ set-up
+
+    def _schedule(self) -> TemperatureSchedule:
+        return TemperatureSchedule(
+            self.temperature, start=self.start, end=self.end, fixed=self.fixed,
+            threshold=self.threshold, max_boost=self.max_boost, iterations=self.iterations,
+        )  # fmt: skip
+
+    def _check_instances(self, instances: Sequence[Problem]) -> int:
+        if self.task not in TASKS:
+            raise UsageError(f"unknown task {self.task!r}; valid: {', '.join(TASKS)}")
+        if not instances:
+            raise UsageError("fit needs at least one instance")
+        kinds = {p.kind for p in instances}
+        if kinds != {self.task}:
+            raise UsageError(f"a {self.task} learner cannot train on {', '.join(sorted(kinds - {self.task}))} instances")
+        sizes = {p.n for p in instances}
+        if len(sizes) != 1:
+            raise UsageError(f"all training instances must have one size, got sizes {sorted(sizes)}")
+        return sizes.pop()
+
+    def _loss(self) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+        from cosolve.methods.sinkhorn.sorting import LOSSES
+
+        if self.objective not in LOSSES:
+            raise UsageError(f"unknown objective {self.objective!r}; valid: {', '.join(LOSSES)}")
+        return LOSSES[self.objective]
+
+    @staticmethod
+    def _tensor(instances: Sequence[Sorting]) -> torch.Tensor:
+        return torch.tensor(np.stack([p.values for p in instances]), dtype=torch.float32)
+
+    # ------------------------------------------------------------------ training
+
+    def fit(self, instances: Sequence[Problem]) -> PermutationLearner:
+        """Train on ``instances`` (unlabelled: only their data is used) and return self."""
+        from cosolve.methods.sinkhorn.sorting import SortingNet
+
+        instances = list(instances)
+        n = self._check_instances(instances)
+        schedule, loss_fn = self._schedule(), self._loss()
+        torch.manual_seed(self.seed)
+        generator = torch.Generator().manual_seed(self.seed)
+        rng = np.random.default_rng(self.seed)
+        network = SortingNet(n, self.hidden)
+        optimizer = torch.optim.Adam(network.parameters(), lr=self.lr)
+        data = self._tensor(instances)
+        log, running, count = TrainingLog(), 0.0, 0
+        started = time.perf_counter()
+        for step in range(self.steps):
+            if self.time_limit is not None and time.perf_counter() - started > self.time_limit:
+                break
+            x = data[rng.integers(0, len(data), self.batch_size)]
+            logits = network(x)
+            p = gumbel_sinkhorn(
+                logits, schedule(logits, step, self.steps), samples=self.samples,
+                iterations=self.iterations, generator=generator,
+            )  # fmt: skip
+            loss = loss_fn(p, x)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            running, count = running + float(loss.detach()), count + 1
+            if (step + 1) % self.log_every == 0 or step + 1 == self.steps:
+                log.steps.append(step + 1)
+                log.seconds.append(time.perf_counter() - started)
+                log.loss.append(running / count)
+                log.temperature.append(schedule.base(step, self.steps))
+                if self.progress:
+                    line = f"step {step + 1}/{self.steps}  loss {running / count:.5f}  T {log.temperature[-1]:.3f}"
+                    print(f"{line}  {log.seconds[-1]:.1f} s", flush=True)
+                running, count = 0.0, 0
+        self.network_ = network.eval()
+        self.n_ = n
+        self.log_ = log
+        self.train_time_ = time.perf_counter() - started
+        self.steps_done_ = log.steps[-1] if log.steps else 0
+        return self
+
+    # ------------------------------------------------------------------ inference
+
+    def _fitted(self) -> None:
+        if not hasattr(self, "network_"):
+            raise UsageError("this PermutationLearner is not fitted yet: call fit(instances) first")
+
+    def logits(self, instances: Sequence[Sorting]) -> np.ndarray:
+        """The network's assignment logits (B, n, n) for ``instances``."""
+        self._fitted()
+        with torch.no_grad():
+            return self.network_(self._tensor(instances)).double().numpy()
+
+    def predict(self, instances: Sequence[Sorting]) -> np.ndarray:
+        """Hard permutations (B, n) int64 by the Hungarian algorithm on the logits."""
+        instances = list(instances)
+        self._fitted()
+        if any(p.n != self.n_ for p in instances):
+            raise UsageError(f"this learner was fitted on {self.n_} items; got instances of other sizes")
+        return hungarian(self.logits(instances))
+
+    def score(self, instances: Sequence[Sorting]) -> dict[str, Any]:
+        """Kendall tau, the proportion of wrong positions and of sequences with any error."""
+        instances = list(instances)
+        pred = self.predict(instances)
+        true = np.stack([p.true_permutation() for p in instances])
+        return {
+            "kendall_tau": kendall_tau(pred, true),
+            "wrong_positions": wrong_positions(pred, true),
+            "any_error": any_error(pred, true),
+            "count": len(instances),
+        }
+
+
+def untrained_score(instances: Sequence[Sorting], *, hidden: int = 32, seed: int = 0) -> float:
+    """Kendall tau of a freshly initialised network (the reference a trained one must beat)."""
+    learner = PermutationLearner(steps=0, hidden=hidden, seed=seed).fit(instances)
+    return learner.score(instances)["kendall_tau"]

@@ -1,0 +1,122 @@
+"""The ``gumbel-sinkhorn`` method: entropy-adaptive Gumbel–Sinkhorn permutation learning.
+
+- After ``Solver("gumbel-sinkhorn", ...).fit(instances)`` (unlabelled instances of one size), a solve
+  decodes the trained network's logits with the Hungarian algorithm.
+- Without ``fit``, a solve optimises the instance's own logits (a latent permutation) until the
+  time limit or ``latent_steps``, decoding and offering the incumbent as it goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.registry import register
+from cosolve.core.result import Status, Termination
+from cosolve.errors import UsageError
+from cosolve.problems.base import Problem
+
+OPTIONS: dict[str, Option] = {
+    "temperature": Option(
+        str, "adaptive", "entropy-adaptive, fixed, or globally annealed", choices=("adaptive", "fixed", "annealed")
+    ),
+    "steps": Option(int, 1000, "training steps of fit", minimum=0),
+    "batch_size": Option(int, 32, "instances per training step", minimum=1),
+    "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=0),
+    "samples": Option(int, 5, "Gumbel samples per instance", minimum=1),
+    "iterations": Option(int, 10, "Sinkhorn iterations", minimum=1),
+    "start": Option(float, 1.5, "base temperature at the first step", minimum=1e-9),
+    "end": Option(float, 0.5, "base temperature at the last step", minimum=1e-9),
+    "fixed": Option(float, 1.0, "the temperature of temperature=fixed", minimum=1e-9),
+    "threshold": Option(float, 0.7, "normalised entropy above which a row or column is boosted", minimum=0),
+    "max_boost": Option(float, 0.1, "largest relative temperature boost", minimum=0),
+    "objective": Option(str, "unsupervised", "training loss", choices=("unsupervised", "supervised")),
+    "hidden": Option(int, 32, "hidden units of the network", minimum=1),
+    "latent_steps": Option(int, 2000, "steps of a solve without fit (per-instance logits)", minimum=1),
+    "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=0),
+}
+
+_LEARNER_KEYS = (
+    "temperature",
+    "steps",
+    "batch_size",
+    "lr",
+    "samples",
+    "iterations",
+    "start",
+    "end",
+    "fixed",
+    "threshold",
+    "max_boost",
+    "objective",
+    "hidden",
+)
+
+
+@register
+class GumbelSinkhorn(Method):
+    """Permutations learned without labels through an entropy-adaptive Gumbel–Sinkhorn relaxation."""
+
+    name: ClassVar[str] = "gumbel-sinkhorn"
+    problems: ClassVar[frozenset[str]] = frozenset({"sorting"})
+    summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn permutation learner (fit, then Hungarian decoding)"
+    options: ClassVar[dict[str, Option]] = OPTIONS
+
+    def _learner_args(self) -> dict[str, Any]:
+        return {k: self.config.get(k, OPTIONS[k].default) for k in _LEARNER_KEYS}
+
+    def fit(self, instances: Iterable[Problem], *, seed: int = 0) -> GumbelSinkhorn:
+        from cosolve.methods.sinkhorn.learner import PermutationLearner
+
+        instances = list(instances)
+        kinds = sorted({p.kind for p in instances})
+        if len(kinds) > 1:
+            raise UsageError(f"fit needs instances of one problem kind, got {', '.join(kinds)}")
+        task = kinds[0] if kinds else "sorting"
+        if task not in self.problems:
+            raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
+        self.learner_ = PermutationLearner(task=task, seed=seed, **self._learner_args()).fit(instances)
+        return self
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        import torch
+
+        torch.set_num_threads(ctx.threads)
+        ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
+        learner = getattr(self, "learner_", None)
+        if learner is not None:
+            if problem.kind != learner.task or problem.n != learner.n_:
+                raise UsageError(
+                    f"the fitted network solves {learner.task} with {learner.n_} items; got {problem.kind} with {problem.n}"
+                )
+            ctx.trace.offer(learner.predict([problem])[0], None)
+            return Outcome(Termination.COMPLETED, _proven(ctx))
+        return self._solve_latent(problem, ctx)
+
+    def _solve_latent(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        import torch
+
+        from cosolve.methods.sinkhorn.latent import optimize_latent
+        from cosolve.methods.sinkhorn.operator import TemperatureSchedule
+        from cosolve.methods.sinkhorn.sorting import sortedness_loss
+
+        o = ctx.options
+        x = torch.tensor(problem.values, dtype=torch.float32)
+        schedule = TemperatureSchedule(
+            o["temperature"], start=o["start"], end=o["end"], fixed=o["fixed"],
+            threshold=o["threshold"], max_boost=o["max_boost"], iterations=o["iterations"],
+        )  # fmt: skip
+        optimize_latent(
+            problem.n, lambda p: sortedness_loss(p, x), lambda perm: ctx.trace.offer(perm, None), schedule,
+            steps=o["latent_steps"], lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"],
+            seed=ctx.seed, stop=lambda: ctx.deadline.stop_requested or _proven(ctx) is not None,
+        )  # fmt: skip
+        if ctx.deadline.stop_requested:
+            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, _proven(ctx))
+        return Outcome(Termination.COMPLETED, _proven(ctx))
+
+
+def _proven(ctx: SolveContext) -> Status | None:
+    """Optimal once the incumbent has no inversion (a sorted sequence)."""
+    return Status.OPTIMAL if ctx.trace.objective == 0 else None
