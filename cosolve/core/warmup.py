@@ -35,6 +35,10 @@ def tiny_instance(kind: str) -> Problem | None:
         from cosolve.problems.tsp import TSP
 
         return TSP(np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0], [1.0, 2.0]]), name="warm-up")
+    if kind == "sorting":
+        from cosolve.problems.sorting import Sorting
+
+        return Sorting(np.array([0.3, 0.1, 0.2]), name="warm-up")
     return None
 
 

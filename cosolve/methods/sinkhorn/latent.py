@@ -25,27 +25,37 @@ def optimize_latent(
     samples: int = 5,
     iterations: int = 10,
     init: torch.Tensor | None = None,
+    offset: torch.Tensor | None = None,
     seed: int = 0,
     decode_every: int = 10,
+    decode_samples: bool = False,
     stop: Callable[[], bool] = lambda: False,
 ) -> np.ndarray:
     """Optimise logits (n, n) (from ``init``, else small noise) by Adam on ``loss(P)`` with ``P``
-    (samples, n, n) Gumbel–Sinkhorn soft permutations; ``offer(perm)`` sees each decoded
-    permutation (n,) int64. Returns the final logits (n, n) float64."""
+    (samples, n, n) Gumbel–Sinkhorn soft permutations of ``logits + offset`` (``offset``, fixed, e.g.
+    pins entries with large negative values); ``offer(perm)`` sees each decoded permutation (n,)
+    int64; with ``decode_samples`` also each Gumbel sample's matching (the Hungarian algorithm on
+    ``log P``, which Sinkhorn's scalings leave equal to that of the noisy logits). Returns the final
+    logits plus offset (n, n) float64."""
     generator = torch.Generator().manual_seed(seed)
     start = torch.randn(n, n, generator=generator) * 0.01 if init is None else init.detach().clone().float()
     logits = start.requires_grad_(True)
+    shift = torch.zeros(n, n) if offset is None else offset
     optimizer = torch.optim.Adam([logits], lr=lr)
     for step in range(steps):
         if stop():
             break
-        p = gumbel_sinkhorn(logits, schedule(logits, step, steps), samples=samples, iterations=iterations, generator=generator)
+        full = logits + shift
+        p = gumbel_sinkhorn(full, schedule(full, step, steps), samples=samples, iterations=iterations, generator=generator)
         value = loss(p)
         optimizer.zero_grad()
         value.backward()
         optimizer.step()
         if (step + 1) % decode_every == 0:
-            offer(hungarian(logits.detach().double().numpy()))
-    final = logits.detach().double().numpy()
+            offer(hungarian((logits + shift).detach().double().numpy()))
+            if decode_samples:
+                for perm in hungarian(torch.log(p.detach().clamp_min(1e-30)).double().numpy()):
+                    offer(perm)
+    final = (logits + shift).detach().double().numpy()
     offer(hungarian(final))
     return final

@@ -2,8 +2,10 @@
 
 - After ``Solver("gumbel-sinkhorn", ...).fit(instances)`` (unlabelled instances of one size), a solve
   decodes the trained network's logits with the Hungarian algorithm.
-- Without ``fit``, a solve optimises the instance's own logits (a latent permutation) until the
-  time limit or ``latent_steps``, decoding and offering the incumbent as it goes.
+- Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
+  offering the incumbent as it goes: for sorting until it is sorted, the time limit or
+  ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) in runs of
+  ``latent_steps`` restarted until the time limit, each decoded tour polished by 2-opt.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ OPTIONS: dict[str, Option] = {
     "max_boost": Option(float, 0.1, "largest relative temperature boost", minimum=0),
     "objective": Option(str, "unsupervised", "training loss", choices=("unsupervised", "supervised")),
     "hidden": Option(int, 32, "hidden units of the network", minimum=1),
-    "latent_steps": Option(int, 2000, "steps of a solve without fit (per-instance logits)", minimum=1),
+    "latent_steps": Option(int, 500, "steps of a per-instance (latent) run; TSP restarts runs until the time limit", minimum=1),
     "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=0),
+    "rounds": Option(int, 0, "TSP: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
 }
 
 _LEARNER_KEYS = (
@@ -59,9 +62,10 @@ class GumbelSinkhorn(Method):
     """Permutations learned without labels through an entropy-adaptive Gumbel–Sinkhorn relaxation."""
 
     name: ClassVar[str] = "gumbel-sinkhorn"
-    problems: ClassVar[frozenset[str]] = frozenset({"sorting"})
+    problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp"})
     summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn permutation learner (fit, then Hungarian decoding)"
     options: ClassVar[dict[str, Option]] = OPTIONS
+    warm_up: ClassVar[bool] = True
 
     def _learner_args(self) -> dict[str, Any]:
         return {k: self.config.get(k, OPTIONS[k].default) for k in _LEARNER_KEYS}
@@ -74,6 +78,8 @@ class GumbelSinkhorn(Method):
         if len(kinds) > 1:
             raise UsageError(f"fit needs instances of one problem kind, got {', '.join(kinds)}")
         task = kinds[0] if kinds else "sorting"
+        if task == "tsp":
+            raise UsageError("gumbel-sinkhorn solves tsp per instance (a latent permutation): call solve without fit")
         if task not in self.problems:
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
         self.learner_ = PermutationLearner(task=task, seed=seed, **self._learner_args()).fit(instances)
@@ -83,6 +89,8 @@ class GumbelSinkhorn(Method):
         import torch
 
         torch.set_num_threads(ctx.threads)
+        if problem.kind == "tsp":
+            return self._solve_tsp(problem, ctx)
         ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
         learner = getattr(self, "learner_", None)
         if learner is not None:
@@ -94,19 +102,28 @@ class GumbelSinkhorn(Method):
             return Outcome(Termination.COMPLETED, _proven(ctx))
         return self._solve_latent(problem, ctx)
 
+    def _solve_tsp(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from cosolve.methods.sinkhorn.routing import solve_tsp_latent
+
+        o = ctx.options
+        solve_tsp_latent(
+            problem, lambda tour: ctx.trace.offer(tour, None), _schedule(o), steps=o["latent_steps"],
+            lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
+            stop=lambda: ctx.deadline.stop_requested, runs=o["rounds"],
+        )  # fmt: skip
+        if ctx.deadline.stop_requested:
+            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+        return Outcome(Termination.COMPLETED)
+
     def _solve_latent(self, problem: Problem, ctx: SolveContext) -> Outcome:
         import torch
 
         from cosolve.methods.sinkhorn.latent import optimize_latent
-        from cosolve.methods.sinkhorn.operator import TemperatureSchedule
         from cosolve.methods.sinkhorn.sorting import sortedness_loss
 
         o = ctx.options
         x = torch.tensor(problem.values, dtype=torch.float32)
-        schedule = TemperatureSchedule(
-            o["temperature"], start=o["start"], end=o["end"], fixed=o["fixed"],
-            threshold=o["threshold"], max_boost=o["max_boost"], iterations=o["iterations"],
-        )  # fmt: skip
+        schedule = _schedule(o)
         optimize_latent(
             problem.n, lambda p: sortedness_loss(p, x), lambda perm: ctx.trace.offer(perm, None), schedule,
             steps=o["latent_steps"], lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"],
@@ -115,6 +132,15 @@ class GumbelSinkhorn(Method):
         if ctx.deadline.stop_requested:
             return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, _proven(ctx))
         return Outcome(Termination.COMPLETED, _proven(ctx))
+
+
+def _schedule(o: dict[str, Any]) -> Any:
+    from cosolve.methods.sinkhorn.operator import TemperatureSchedule
+
+    return TemperatureSchedule(
+        o["temperature"], start=o["start"], end=o["end"], fixed=o["fixed"],
+        threshold=o["threshold"], max_boost=o["max_boost"], iterations=o["iterations"],
+    )  # fmt: skip
 
 
 def _proven(ctx: SolveContext) -> Status | None:
