@@ -2,33 +2,18 @@
 the start, the brute-force optimum on tiny instances, the optimum on a bundled OR-Library one, and
 the stop callback honoured."""
 
-import itertools
 from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from cosolve.heuristics.cft import RefineStats, refine
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
 from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
 from cosolve.io import read
-from cosolve.problems import SetCover
+from tests.heuristics.setcover_cases import brute_force_optimum, random_cover
 
 ORLIB = Path(__file__).resolve().parents[2] / "instances" / "setcover"
-
-
-def random_cover(rng, m, n, density):
-    a = (rng.random((m, n)) < density).astype(np.int8)
-    for i in np.flatnonzero(a.sum(axis=1) == 0):
-        a[i, rng.integers(n)] = 1
-    return SetCover(rng.integers(1, 10, n).astype(float), sp.csr_array(a))
-
-
-def brute_force_optimum(p):
-    subsets = np.array(list(itertools.product([0, 1], repeat=p.n_cols)), dtype=np.int32)
-    feasible = ((p.matrix @ subsets.T) > 0).all(axis=0)
-    return float((subsets[feasible] @ p.costs).min())
 
 
 def is_cover(p, x):

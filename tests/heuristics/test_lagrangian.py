@@ -1,29 +1,13 @@
 """The Lagrangian bound: never above the optimum (brute force), near the LP bound, and its
 reduced-cost fixing never removes a column of a cheaper cover."""
 
-import itertools
-
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from cosolve.heuristics.lagrangian import lagrangian_bound
 from cosolve.heuristics.setcover import greedy_set_cover
-from cosolve.problems import SetCover
-
-
-def random_cover(rng, m, n, density=0.3):
-    a = (rng.random((m, n)) < density).astype(np.int8)
-    for i in np.flatnonzero(a.sum(axis=1) == 0):
-        a[i, rng.integers(n)] = 1
-    return SetCover(rng.integers(1, 10, n).astype(float), sp.csr_array(a))
-
-
-def all_covers(problem):
-    subsets = np.array(list(itertools.product([0, 1], repeat=problem.n_cols)), dtype=np.int32)
-    feasible = ((problem.matrix @ subsets.T) > 0).all(axis=0)
-    return subsets[feasible]
+from tests.heuristics.setcover_cases import all_covers, random_cover
 
 
 def lp_bound(problem):
