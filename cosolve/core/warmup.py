@@ -39,6 +39,10 @@ def tiny_instance(kind: str) -> Problem | None:
         from cosolve.problems.sorting import Sorting
 
         return Sorting(np.array([0.3, 0.1, 0.2]), name="warm-up")
+    if kind == "jigsaw":
+        from cosolve.problems.jigsaw import cut
+
+        return cut(np.arange(64.0).reshape(8, 8) / 64.0, 2, seed=1, name="warm-up")
     return None
 
 

@@ -59,3 +59,40 @@ def optimize_latent(
     final = (logits + shift).detach().double().numpy()
     offer(hungarian(final))
     return final
+
+
+def restarted_latent(
+    n: int,
+    loss: Callable[[torch.Tensor], torch.Tensor],
+    polish: Callable[[np.ndarray], None],
+    schedule: TemperatureSchedule,
+    *,
+    steps: int,
+    lr: float,
+    samples: int,
+    iterations: int,
+    seed: int,
+    stop: Callable[[], bool],
+    runs: int = 0,
+    offset: torch.Tensor | None = None,
+    decode_every: int = 25,
+) -> int:
+    """Runs of :func:`optimize_latent` (``steps`` each, fresh noise each run) until ``stop()`` or,
+    if ``runs`` > 0, after that many. Every permutation decoded from the logits or from a Gumbel
+    sample goes to ``polish(perm)`` once (repeats are skipped). Returns the number of runs."""
+    seen: set[bytes] = set()
+
+    def once(perm: np.ndarray) -> None:
+        key = perm.tobytes()
+        if key not in seen:
+            seen.add(key)
+            polish(perm)
+
+    done = 0
+    while not stop() and (runs <= 0 or done < runs):
+        optimize_latent(
+            n, loss, once, schedule, steps=steps, lr=lr, samples=samples, iterations=iterations, offset=offset,
+            seed=seed * 100_003 + done, decode_every=decode_every, decode_samples=True, stop=stop,
+        )  # fmt: skip
+        done += 1
+    return done

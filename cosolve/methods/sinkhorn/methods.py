@@ -5,7 +5,8 @@
 - Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
   offering the incumbent as it goes: for sorting until it is sorted, the time limit or
   ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) in runs of
-  ``latent_steps`` restarted until the time limit, each decoded tour polished by 2-opt.
+  ``latent_steps`` restarted until the time limit, each decoded tour polished by 2-opt; jigsaw
+  likewise (:mod:`cosolve.methods.sinkhorn.jigsaw`), each arrangement polished by pairwise swaps.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ OPTIONS: dict[str, Option] = {
     "hidden": Option(int, 32, "hidden units of the network", minimum=1),
     "latent_steps": Option(int, 500, "steps of a per-instance (latent) run; TSP restarts runs until the time limit", minimum=1),
     "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=0),
-    "rounds": Option(int, 0, "TSP: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
+    "rounds": Option(int, 0, "tsp, jigsaw: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
 }
 
 _LEARNER_KEYS = (
@@ -62,7 +63,7 @@ class GumbelSinkhorn(Method):
     """Permutations learned without labels through an entropy-adaptive Gumbel–Sinkhorn relaxation."""
 
     name: ClassVar[str] = "gumbel-sinkhorn"
-    problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp"})
+    problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp", "jigsaw"})
     summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn permutation learner (fit, then Hungarian decoding)"
     options: ClassVar[dict[str, Option]] = OPTIONS
     warm_up: ClassVar[bool] = True
@@ -78,8 +79,8 @@ class GumbelSinkhorn(Method):
         if len(kinds) > 1:
             raise UsageError(f"fit needs instances of one problem kind, got {', '.join(kinds)}")
         task = kinds[0] if kinds else "sorting"
-        if task == "tsp":
-            raise UsageError("gumbel-sinkhorn solves tsp per instance (a latent permutation): call solve without fit")
+        if task in ("tsp", "jigsaw"):
+            raise UsageError(f"gumbel-sinkhorn solves {task} per instance (a latent permutation): call solve without fit")
         if task not in self.problems:
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
         self.learner_ = PermutationLearner(task=task, seed=seed, **self._learner_args()).fit(instances)
@@ -89,8 +90,8 @@ class GumbelSinkhorn(Method):
         import torch
 
         torch.set_num_threads(ctx.threads)
-        if problem.kind == "tsp":
-            return self._solve_tsp(problem, ctx)
+        if problem.kind in ("tsp", "jigsaw"):
+            return self._solve_restarted(problem, ctx)
         ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
         learner = getattr(self, "learner_", None)
         if learner is not None:
@@ -102,11 +103,13 @@ class GumbelSinkhorn(Method):
             return Outcome(Termination.COMPLETED, _proven(ctx))
         return self._solve_latent(problem, ctx)
 
-    def _solve_tsp(self, problem: Problem, ctx: SolveContext) -> Outcome:
+    def _solve_restarted(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from cosolve.methods.sinkhorn.jigsaw import solve_jigsaw_latent
         from cosolve.methods.sinkhorn.routing import solve_tsp_latent
 
         o = ctx.options
-        solve_tsp_latent(
+        solve = solve_tsp_latent if problem.kind == "tsp" else solve_jigsaw_latent
+        solve(
             problem, lambda tour: ctx.trace.offer(tour, None), _schedule(o), steps=o["latent_steps"],
             lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
             stop=lambda: ctx.deadline.stop_requested, runs=o["rounds"],

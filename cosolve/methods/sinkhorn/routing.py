@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from cosolve.heuristics.tsp import candidate_lists, two_opt
-from cosolve.methods.sinkhorn.latent import optimize_latent
+from cosolve.methods.sinkhorn.latent import restarted_latent
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
 from cosolve.problems.tsp import TSP
 
@@ -62,33 +62,18 @@ def solve_tsp_latent(
     seed: int,
     stop: Callable[[], bool],
     runs: int = 0,
-    decode_every: int = 25,
 ) -> int:
-    """Run latent optimisations of ``steps`` each, restarted until ``stop()`` or, if ``runs`` > 0,
-    after that many; ``offer(tour)`` sees each 2-opt-polished decoded tour (the noiseless logits'
-    and every Gumbel sample's matching). Returns the number of runs."""
-    n = problem.n
+    """Latent runs of ``steps`` each, restarted until ``stop()`` or after ``runs`` (> 0) runs;
+    ``offer(tour)`` sees each decoded tour (the noiseless logits' and every Gumbel sample's
+    matching) after 2-opt. Returns the number of runs."""
     d = scaled_distances(problem.coords)
-    mask = pin_mask(n)
     neighbors = candidate_lists(problem.coords)
-    seen: set[bytes] = set()
 
     def polish(perm: np.ndarray) -> None:
-        key = perm.tobytes()
-        if key in seen:
-            return
-        seen.add(key)
         tour, _ = two_opt(problem.coords, tour_of(perm), neighbors=neighbors, stop=stop)
         offer(tour)
 
-    def loss(p: torch.Tensor) -> torch.Tensor:
-        return expected_tour_length(p, d).mean()
-
-    done = 0
-    while not stop() and (runs <= 0 or done < runs):
-        optimize_latent(
-            n, loss, polish, schedule, steps=steps, lr=lr, samples=samples, iterations=iterations, offset=mask,
-            seed=seed * 100_003 + done, decode_every=decode_every, decode_samples=True, stop=stop,
-        )  # fmt: skip
-        done += 1
-    return done
+    return restarted_latent(
+        problem.n, lambda p: expected_tour_length(p, d).mean(), polish, schedule, steps=steps, lr=lr,
+        samples=samples, iterations=iterations, seed=seed, stop=stop, runs=runs, offset=pin_mask(problem.n),
+    )  # fmt: skip
