@@ -32,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", "-o", help="write the solution to this file (one line per item)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="method option (repeatable)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout, no log")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of the solution (tsp: the tour; jigsaw: before/after)")
 
 
 def check_output(path: str | None, source: str, label: str = "--output") -> None:
@@ -62,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     check_output(args.output, args.path)
+    check_output(args.plot, args.path, "--plot")
     solver = Solver(args.method, time_limit=args.time, seed=args.seed, threads=args.threads, **parse_assignments(args.set))
     solver._check()  # unknown method or option: fail before reading a large file
 
@@ -69,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
     problem = read(args.path, format=args.format, problem=args.problem)
     read_time = time.perf_counter() - start
     solver.check_supports(problem)
+    if args.plot:
+        from cosolve.cli.plots import check_plottable
+
+        check_plottable(problem)
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
         print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")
@@ -88,10 +94,16 @@ def run(args: argparse.Namespace) -> int:
     result = solver.solve(problem, on_improvement=None if args.json else log)
     if args.output and result.solution is not None:
         write_solution(problem, result.solution, args.output)
+    if args.plot and result.solution is not None:
+        from cosolve.cli.plots import plot_solution
+
+        plot_solution(
+            problem, result.solution, args.plot, title=f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
+        )
 
     if args.json:
         out = result.to_dict(with_solution=False)
-        out.update(path=args.path, read_time=read_time, setup_time=setup_time, output=args.output)
+        out.update(path=args.path, read_time=read_time, setup_time=setup_time, output=args.output, plot=args.plot)
         print(json.dumps(out))
     else:
         print(f"status       {result.status.value}")
@@ -104,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
             print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:
             print(f"solution     {args.output if result.solution is not None else '(none found, nothing written)'}")
+        if args.plot:
+            print(f"plot         {args.plot if result.solution is not None else '(no solution, nothing drawn)'}")
     sys.stdout.flush()
     return 0
 

@@ -194,3 +194,27 @@ def test_huge_time_limits_mean_no_limit():
     proc = cosolve("solve", SCP41, "--method", "scip", "--time", "1e21", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["status"] == "optimal"
+
+
+def test_plot_draws_a_tsp_tour_and_refuses_other_kinds_before_solving(tmp_path):
+    picture = tmp_path / "tour.png"
+    out = cosolve("solve", str(ROOT / "instances/tsplib/eil51.tsp"), "--method", "greedy", "--time", "5", "--plot", str(picture))
+    assert out.returncode == 0, out.stderr
+    assert picture.stat().st_size > 1000 and picture.read_bytes()[:4] == b"\x89PNG"
+    assert f"plot         {picture}" in out.stdout
+    refused = tmp_path / "cover.png"
+    out = cosolve("solve", str(ROOT / "instances/setcover/scp41.txt"), "--method", "greedy", "--plot", str(refused))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no picture for setcover" in out.stderr
+    assert not refused.exists() and out.stdout == ""
+
+
+def test_plot_of_a_jigsaw_shows_before_and_after(tmp_path):
+    import numpy as np
+
+    from cosolve.cli.plots import plot_solution
+    from cosolve.problems.jigsaw import cut
+
+    problem = cut(np.linspace(0, 1, 24 * 24).reshape(24, 24), 3, seed=1)
+    picture = tmp_path / "jigsaw.png"
+    plot_solution(problem, problem.truth, str(picture))
+    assert picture.read_bytes()[:4] == b"\x89PNG"
