@@ -2,8 +2,8 @@
 the loss is the expected discontinuity of the soft arrangement,
 ``sum_{(a, b) horizontal} p_a^T H p_b + sum_{(a, b) vertical} p_a^T V p_b`` (``p_a`` column ``a``
 of ``P``, ``H`` and ``V`` the problem's edge dissimilarities, scaled by their mean). Decoded by the
-Hungarian algorithm, then improved by swapping pairs of pieces while a swap lowers the
-discontinuity.
+Hungarian algorithm, then improved by a local search (pairwise swaps, cyclic shifts of the grid,
+exchanges of grid rows or columns) while a move lowers the discontinuity.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from numba import njit
 
 from cosolve.methods.sinkhorn.latent import restarted_latent
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
@@ -28,25 +29,94 @@ def expected_discontinuity(
     return mh[..., right[:, 0], right[:, 1]].sum(-1) + mv[..., below[:, 0], below[:, 1]].sum(-1)
 
 
+def _block_moves(perm: np.ndarray, rows: int, cols: int) -> list[np.ndarray]:
+    """Arrangements one block move away: the whole grid shifted cyclically by (dr, dc), and two
+    grid rows or two grid columns exchanged (moves that pairwise swaps cannot make one at a time)."""
+    r, c = np.divmod(perm, cols)
+    out = []
+    for dr in range(rows):
+        for dc in range(cols):
+            if dr or dc:
+                out.append(((r + dr) % rows) * cols + (c + dc) % cols)
+    for a in range(rows):
+        for b in range(a + 1, rows):
+            rr = np.where(r == a, b, np.where(r == b, a, r))
+            out.append(rr * cols + c)
+    for a in range(cols):
+        for b in range(a + 1, cols):
+            cc = np.where(c == a, b, np.where(c == b, a, c))
+            out.append(r * cols + cc)
+    return out
+
+
+@njit(cache=True)
+def _edges_at(piece_at: np.ndarray, h: np.ndarray, v: np.ndarray, rows: int, cols: int, pos: int) -> float:
+    """Dissimilarity of the (up to four) seams of grid position ``pos``."""
+    r, c = divmod(pos, cols)
+    here = piece_at[pos]
+    total = 0.0
+    if c > 0:
+        total += h[piece_at[pos - 1], here]
+    if c < cols - 1:
+        total += h[here, piece_at[pos + 1]]
+    if r > 0:
+        total += v[piece_at[pos - cols], here]
+    if r < rows - 1:
+        total += v[here, piece_at[pos + cols]]
+    return total
+
+
+@njit(cache=True)
+def _seam(piece_at: np.ndarray, h: np.ndarray, v: np.ndarray, cols: int, a: int, b: int) -> float:
+    """The seam between positions a < b if they touch, else 0."""
+    if b == a + 1 and b % cols != 0:
+        return h[piece_at[a], piece_at[b]]
+    if b == a + cols:
+        return v[piece_at[a], piece_at[b]]
+    return 0.0
+
+
+@njit(cache=True)
+def best_swap_kernel(piece_at: np.ndarray, h: np.ndarray, v: np.ndarray, rows: int, cols: int) -> tuple[int, int, float]:
+    """The exchange of two positions' pieces that lowers the discontinuity most: ``(a, b, gain)``,
+    ``gain`` <= 0 when none lowers it. Each candidate costs O(1): only the seams of a and b change."""
+    n = piece_at.size
+    best_a, best_b, best_gain = -1, -1, 0.0
+    for a in range(n - 1):
+        for b in range(a + 1, n):
+            before = _edges_at(piece_at, h, v, rows, cols, a) + _edges_at(piece_at, h, v, rows, cols, b)
+            before -= _seam(piece_at, h, v, cols, a, b)
+            piece_at[a], piece_at[b] = piece_at[b], piece_at[a]
+            after = _edges_at(piece_at, h, v, rows, cols, a) + _edges_at(piece_at, h, v, rows, cols, b)
+            after -= _seam(piece_at, h, v, cols, a, b)
+            piece_at[a], piece_at[b] = piece_at[b], piece_at[a]
+            if before - after > best_gain + 1e-12:
+                best_a, best_b, best_gain = a, b, before - after
+    return best_a, best_b, best_gain
+
+
 def swap_search(problem: Jigsaw, perm: np.ndarray, stop: Callable[[], bool] = lambda: False) -> np.ndarray:
-    """Best-improvement pairwise swaps of piece positions until no swap lowers the discontinuity."""
+    """Local search on piece positions: best-improvement exchanges of two pieces until none lowers
+    the discontinuity, then the best block move (cyclic shift of the grid, exchange of two grid rows
+    or columns) if one does, and again, until neither improves."""
+    rows, cols = problem.grid
+    h, v = problem.horizontal, problem.vertical
     perm = np.array(perm, dtype=np.int64, copy=True)
-    best = problem.discontinuity(perm)
-    n = problem.n
+    piece_at = np.empty(problem.n, np.int64)
+    piece_at[perm] = np.arange(problem.n)
     while not stop():
-        move, gain = None, 1e-12
-        for i in range(n - 1):
-            for j in range(i + 1, n):
-                perm[i], perm[j] = perm[j], perm[i]
-                value = problem.discontinuity(perm)
-                perm[i], perm[j] = perm[j], perm[i]
-                if best - value > gain:
-                    move, gain = (i, j), best - value
-        if move is None:
+        a, b, gain = best_swap_kernel(piece_at, h, v, rows, cols)
+        if gain > 0.0:
+            piece_at[a], piece_at[b] = piece_at[b], piece_at[a]
+            continue
+        perm[piece_at] = np.arange(problem.n)
+        best = problem.discontinuity(perm)
+        values = [(problem.discontinuity(q), q) for q in _block_moves(perm, rows, cols)]
+        value, candidate = min(values, key=lambda t: t[0]) if values else (best, perm)
+        if value >= best - 1e-12:
             break
-        i, j = move
-        perm[i], perm[j] = perm[j], perm[i]
-        best -= gain
+        piece_at[candidate] = np.arange(problem.n)
+    perm[piece_at] = np.arange(problem.n)
     return perm
 
 
