@@ -72,3 +72,27 @@ def test_solver_reassembles_a_smooth_image():
     assert result.solution.tolist() == p.truth.tolist()
     with pytest.raises(UsageError, match="per instance"):
         Solver("gumbel-sinkhorn").fit([p])
+
+
+def test_best_swap_kernel_agrees_with_full_evaluation():
+    from cosolve.methods.sinkhorn.jigsaw import best_swap_kernel
+
+    p = cut(gradient_image(30), 3, seed=7)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        perm = rng.permutation(9)
+        piece_at = np.empty(9, np.int64)
+        piece_at[perm] = np.arange(9)
+        base = p.discontinuity(perm)
+        gains = {}
+        for a in range(8):
+            for b in range(a + 1, 9):
+                q = piece_at.copy()
+                q[a], q[b] = q[b], q[a]
+                moved = np.empty(9, np.int64)
+                moved[q] = np.arange(9)
+                gains[(a, b)] = base - p.discontinuity(moved)
+        a, b, gain = best_swap_kernel(piece_at.copy(), p.horizontal, p.vertical, 3, 3)
+        assert gain == pytest.approx(max(max(gains.values()), 0.0), abs=1e-9)
+        if gain > 0:
+            assert gains[(a, b)] == pytest.approx(gain)
