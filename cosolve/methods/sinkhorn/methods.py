@@ -64,7 +64,7 @@ class GumbelSinkhorn(Method):
 
     name: ClassVar[str] = "gumbel-sinkhorn"
     problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp", "jigsaw"})
-    summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn permutation learner (fit, then Hungarian decoding)"
+    summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn: a trained network (sorting) or per-instance latent logits"
     options: ClassVar[dict[str, Option]] = OPTIONS
     warm_up: ClassVar[bool] = True
 
