@@ -33,10 +33,11 @@ def optimize_latent(
 ) -> np.ndarray:
     """Optimise logits (n, n) (from ``init``, else small noise) by Adam on ``loss(P)`` with ``P``
     (samples, n, n) Gumbel–Sinkhorn soft permutations of ``logits + offset`` (``offset``, fixed, e.g.
-    pins entries with large negative values); ``offer(perm)`` sees each decoded permutation (n,)
-    int64; with ``decode_samples`` also each Gumbel sample's matching (the Hungarian algorithm on
-    ``log P``, which Sinkhorn's scalings leave equal to that of the noisy logits). Returns the final
-    logits plus offset (n, n) float64."""
+    pins entries with large negative values); ``offer(perm)`` sees the permutation (n,) int64 decoded
+    after steps 1, 2, 4, 8, ..., every ``decode_every`` steps and after the last; with
+    ``decode_samples`` also each Gumbel sample's matching (the Hungarian algorithm on ``log P``, which
+    Sinkhorn's scalings leave equal to that of the noisy logits). Returns the final logits plus
+    offset (n, n) float64."""
     generator = torch.Generator().manual_seed(seed)
     start = torch.randn(n, n, generator=generator) * 0.01 if init is None else init.detach().clone().float()
     logits = start.requires_grad_(True)
@@ -51,13 +52,14 @@ def optimize_latent(
         optimizer.zero_grad()
         value.backward()
         optimizer.step()
-        if (step + 1) % decode_every == 0:
+        if (step + 1) % decode_every == 0 or (step + 1) & step == 0:  # also at steps 1, 2, 4, 8, ...: early incumbents
             offer(hungarian((logits + shift).detach().double().numpy()))
             if decode_samples:
                 for perm in hungarian(torch.log(p.detach().clamp_min(1e-30)).double().numpy()):
                     offer(perm)
     final = (logits + shift).detach().double().numpy()
-    offer(hungarian(final))
+    if not stop():  # at the deadline there is no time left to use another decoding
+        offer(hungarian(final))
     return final
 
 
