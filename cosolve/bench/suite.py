@@ -196,6 +196,8 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
     for spec in suite.instance_sets:
         at = f"{suite.path}: [[instances]] {spec['name']!r}"
         problem = spec.get("problem")
+        if problem is None and spec.get("generator") in GENERATORS:
+            problem = GENERATORS[spec["generator"]][2]  # the kind the generator makes, where it is fixed
         refs = read_references((base / spec["reference"]).resolve()) if spec.get("reference") else {}
         if "generator" in spec:
             files = _generate(spec, problem, workdir / "instances" / spec["name"], at)

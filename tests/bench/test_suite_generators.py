@@ -41,3 +41,14 @@ def test_an_old_results_database_gains_the_setup_time_column(tmp_path):
     columns = {row[1] for row in store.db.execute("PRAGMA table_info(jobs)")}
     assert "setup_time" in columns
     store.close()
+
+
+def test_a_generated_set_without_problem_finds_references_keyed_by_its_kind(tmp_path):
+    (tmp_path / "refs.csv").write_text("instance,problem,value\nrtsp6_s1,tsp,123\nrtsp6_s2,mis,7\n")
+    path = tmp_path / "suite.toml"
+    path.write_text(
+        'name = "t"\nbudgets = [1]\n[[instances]]\nname = "r"\ngenerator = "random_tsp"\nparams = { n = 6 }\n'
+        'seeds = [1, 2]\nreference = "refs.csv"\n[[methods]]\nname = "greedy"\n'
+    )
+    instances = resolve_instances(load_suite(path), tmp_path / "out")
+    assert [(i.name, i.problem, i.reference) for i in instances] == [("rtsp6_s1", "tsp", 123.0), ("rtsp6_s2", "tsp", None)]
