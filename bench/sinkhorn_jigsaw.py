@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from csv_results import append_row, git_commit
 
 IMAGES = ["astronaut", "camera", "cat", "coffee", "rocket", "immunohistochemistry", "hubble_deep_field", "brick", "coins", "moon"]
 FIELDS = [
@@ -44,15 +45,6 @@ def load(name: str) -> np.ndarray:
     except ImportError:
         sys.exit("the jigsaw benchmark needs scikit-image: pip install 'cosolve[images]'")
     return getattr(skimage.data, name)()
-
-
-def git_commit() -> str:
-    import subprocess
-
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    except Exception:
-        return "unknown"
 
 
 def run_one(image: str, k: int, variant: str, seed: int, time_limit: float) -> dict:
@@ -127,12 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(todo)} runs to do ({len(done)} already in {path})", flush=True)
         for n, (image, k, variant, seed) in enumerate(todo, 1):
             row = run_one(image, k, variant, seed, args.time)
-            new = not path.exists()
-            with path.open("a", newline="") as f:
-                writer = csv.DictWriter(f, FIELDS)
-                if new:
-                    writer.writeheader()
-                writer.writerow(row)
+            append_row(path, FIELDS, row)
             print(f"[{n}/{len(todo)}] {image} {k}x{k} {variant} seed {seed}: in place {row['in_place']}", flush=True)
     if path.exists():
         sys.stdout.write(report(path, args.out / "report.md"))

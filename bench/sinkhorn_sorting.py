@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from csv_results import append_row, git_commit
 
 FIELDS = [
     "n", "low", "high", "variant", "objective", "seed", "steps", "batch_size", "lr", "train_count", "test_count",
@@ -32,15 +33,6 @@ FIELDS = [
 def batch_size_for(n: int) -> int:
     """Sequences per step: 32 up to N = 100, fewer above so a step's cost stays about the same."""
     return int(max(8, min(32, 3200 // n)))
-
-
-def git_commit() -> str:
-    import subprocess
-
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    except Exception:
-        return "unknown"
 
 
 def done_keys(path: Path) -> set[tuple]:
@@ -130,12 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, (n, low, variant, objective, seed) in enumerate(todo, 1):
             started = time.perf_counter()
             row = run_one(n, low, variant, objective, seed, args)
-            new = not path.exists()
-            with path.open("a", newline="") as f:
-                writer = csv.DictWriter(f, FIELDS)
-                if new:
-                    writer.writeheader()
-                writer.writerow(row)
+            append_row(path, FIELDS, row)
             print(
                 f"[{k}/{len(todo)}] N={n} U({low:g},{low + 1:g}) {objective} {variant} seed {seed}: "
                 f"tau {row['kendall_tau']} ({time.perf_counter() - started:.0f} s)",
