@@ -54,7 +54,8 @@ def _offer_best(model: Any, exact: ExactModel, ctx: SolveContext) -> None:
     if solution is None:
         return
     values = _solution_values(model, solution, exact.variables)
-    ctx.trace.offer(exact.decode(values), model.getSolObjVal(solution) + exact.objective_offset)
+    claimed = model.getSolObjVal(solution) + exact.objective_offset if exact.objective_is_exact else None
+    ctx.trace.offer(exact.decode(values), claimed)
 
 
 def _offer_bound(model: Any, exact: ExactModel, ctx: SolveContext) -> None:
@@ -95,9 +96,15 @@ def _make_watcher(exact: ExactModel, ctx: SolveContext, guard: CallbackGuard) ->
     return Watcher()
 
 
-def _optimize(model: Any, ctx: SolveContext) -> None:
+def _optimize(model: Any, ctx: SolveContext, thread_safe: bool = True) -> None:
     """``model.optimizeNogil()`` in a worker thread; the calling thread interrupts SCIP when the
-    deadline is interrupted (see :func:`run_in_worker`)."""
+    deadline is interrupted (see :func:`run_in_worker`). A model that is not ``thread_safe``
+    (nonlinear constraints, see :class:`ExactModel`) is solved in the calling thread instead: the
+    watcher's event handler then stops it, and Ctrl-C reaches the Solver's handler whenever SCIP
+    calls back into Python."""
+    if not thread_safe:
+        model.optimize()
+        return
 
     def interrupt() -> None:
         # SCIP refuses interruptSolve outside its solving stages (e.g. while it sets up or frees
@@ -165,7 +172,7 @@ class ScipMethod(Method):
     """
 
     name: ClassVar[str] = "scip"
-    problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS
+    problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS | {"portfolio"}  # portfolio: MIQP, no CP-SAT model
     summary: ClassVar[str] = "SCIP branch-and-cut on the problem's exact MIP model, default settings (one core)"
     warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {}
@@ -192,7 +199,7 @@ class ScipMethod(Method):
             return Outcome(stopped(ctx.deadline))
         if remaining is not None:
             model.setParam("limits/time", remaining)
-        _optimize(model, ctx)
+        _optimize(model, ctx, exact.thread_safe)
         guard.reraise()
 
         status = model.getStatus()

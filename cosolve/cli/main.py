@@ -1,4 +1,5 @@
-"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``generate``, ``train``, ``bench``, ``report``.
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``generate``, ``train``, ``bench``, ``report``,
+``portfolio``.
 
 Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
 exits with code 2; no traceback.
@@ -10,12 +11,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import bench, export, generate, info, methods, report, solve, train
+from cosolve.cli import bench, export, generate, info, methods, portfolio, report, solve, train
 from cosolve.errors import CosolveError
 
 COMMANDS = {
     "solve": solve, "methods": methods, "info": info, "export": export, "generate": generate, "train": train,
-    "bench": bench, "report": report,
+    "bench": bench, "report": report, "portfolio": portfolio,
 }  # fmt: skip
 
 

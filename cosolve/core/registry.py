@@ -26,6 +26,7 @@ BUILTIN_MODULES = (
     "cosolve.diffusion.methods",
     "cosolve.methods.glns.methods",
     "cosolve.methods.sinkhorn.methods",
+    "cosolve.methods.psga.methods",
 )
 
 _METHODS: dict[str, type[Method]] = {}

@@ -43,6 +43,10 @@ def tiny_instance(kind: str) -> Problem | None:
         from cosolve.problems.jigsaw import cut
 
         return cut(np.arange(64.0).reshape(8, 8) / 64.0, 2, seed=1, name="warm-up")
+    if kind == "portfolio":
+        from cosolve.problems.portfolio import PortfolioPeriod
+
+        return PortfolioPeriod(np.array([1.02, 0.99, 1.0, 1.01]), np.array([0.5, 0.5, 0.0, 0.0]), k=2, mu=1.0, name="warm-up")
     return None
 
 

@@ -31,6 +31,11 @@ class ExactModel:
     ``variables`` lists the model variables that carry the solution; ``decode`` maps their
     values (an array aligned with ``variables``) to the problem's solution array.
     ``objective_offset`` is added to the solver's objective to get the problem's objective.
+    ``thread_safe`` is False for SCIP models with nonlinear constraints: SCIP's expression code
+    (CppAD) keeps static state that crashes when solves run in different threads, so such a model
+    is solved in the calling thread.
+    ``objective_is_exact`` is False when a feasible model solution may score worse than its
+    decoded solution (an epigraph variable that need not be tight), so the two are not compared.
     Callbacks inside a SCIP model may consult ``model.data["stop"]()`` (set by the ``scip``
     baseline when ``model.data`` is a dict) to skip expensive work once the deadline has passed.
     """
@@ -40,6 +45,8 @@ class ExactModel:
     decode: Callable[[np.ndarray], np.ndarray]
     objective_offset: float = 0.0
     notes: str = ""
+    objective_is_exact: bool = True
+    thread_safe: bool = True
 
 
 class Problem(ABC):

@@ -1,0 +1,1 @@
+"""PSGA for K-sparse transaction-cost portfolio selection (issue 7)."""

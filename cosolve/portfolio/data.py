@@ -1,0 +1,97 @@
+"""Price-relative matrices: reading them from CSV and finding the bundled data sets.
+
+A file holds one trading day per line, one asset per column, comma-separated:
+``x[t, i] = p[t, i] / p[t-1, i]`` (close to close, dimensionless, positive). An optional first
+line of names (``s0,s1,..``) is skipped. Bundled data sets (``instances/olps/NAME.csv`` of a
+checkout: ``djia``, ``nyse_o``, ``sp500``, ``tse``) can be named by ``NAME`` alone.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from cosolve.errors import InputError
+
+#: where the bundled OLPS data sets live in a checkout (absent from an installed wheel)
+BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "olps"
+
+
+def bundled_datasets() -> dict[str, Path]:
+    """The bundled data sets by short name (``djia`` -> ``instances/olps/djia.csv``), sorted."""
+    if not BUNDLED_DIR.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(BUNDLED_DIR.glob("*.csv"))}
+
+
+def resolve_data(name: str | os.PathLike) -> Path:
+    """A path to an existing file, or the bundled data set called ``name``; else InputError."""
+    path = Path(name)
+    if path.exists():
+        return path
+    bundled = bundled_datasets()
+    if str(name) in bundled:
+        return bundled[str(name)]
+    known = ", ".join(bundled) or "none in this installation"
+    raise InputError(f"no such file, and no bundled data set of that name (bundled: {known})", where=str(name))
+
+
+def read_relatives(path: str | os.PathLike) -> np.ndarray:
+    """The (T, n) float64 matrix of price relatives in the CSV file ``path``.
+
+    Raises InputError naming the file and line (and column, 1-based) for: a missing or empty
+    file, a non-numeric cell, rows of different lengths, a relative that is not a positive finite
+    number, fewer than 2 days.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("no such file", where=str(path))
+    if path.is_dir():
+        raise InputError("is a directory, not a CSV file", where=str(path))
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", where=str(path)) from None
+    lines = [(k + 1, line) for k, line in enumerate(text.splitlines()) if line.strip()]
+    if not lines:
+        raise InputError("empty file (expected one line of price relatives per day)", where=str(path))
+    first_no, first = lines[0]
+    cells = [c.strip() for c in first.split(",")]
+    if not _numeric(cells[0]):
+        if any(not c for c in cells):
+            raise InputError(f"header has an empty name in column {cells.index('') + 1}", where=f"{path}:{first_no}")
+        lines = lines[1:]
+        width = len(cells)
+    else:
+        width = len(cells)
+    rows = []
+    for line_no, line in lines:
+        where = f"{path}:{line_no}"
+        cells = line.split(",")
+        if len(cells) != width:
+            raise InputError(f"{len(cells)} columns where the first line has {width}", where=where)
+        try:
+            row = np.array(cells, dtype=np.float64)
+        except ValueError:
+            col = next(k for k, c in enumerate(cells) if not _numeric(c.strip()))
+            raise InputError(f"column {col + 1}: {cells[col].strip()!r} is not a number", where=where) from None
+        bad = ~(np.isfinite(row) & (row > 0))
+        if bad.any():
+            col = int(np.argmax(bad))
+            raise InputError(
+                f"column {col + 1}: price relative {cells[col].strip()} is not a positive finite number", where=where
+            )
+        rows.append(row)
+    if len(rows) < 2:
+        raise InputError(f"{len(rows)} day(s) of price relatives; a backtest needs at least 2", where=str(path))
+    return np.vstack(rows)
+
+
+def _numeric(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return bool(cell)
