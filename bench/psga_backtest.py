@@ -3,7 +3,8 @@
 The four bundled data sets (NYSE(O), TSE, S&P500, DJIA), transaction cost rates gamma in {0, 0.1%,
 0.25%, 0.5%}; strategies ``ubah``, ``bcrp`` (hindsight), ``olmar``, ``pamr``, ``tco1``, ``tco2`` and
 ``psga`` with K in {3, 5, 10} (default options: SMA prediction as TCO2, mu = 1, lam = 10 gamma,
-eta = 10), plus ``psga`` with TCO1's reversal prediction. Every strategy plans with the backtest's
+eta = 10), plus ``psga`` with TCO1's reversal prediction and ``psga`` without the quadratic
+term (mu = 0). Every strategy plans with the backtest's
 rate. Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` has one
 table per data set and rate and the target check at gamma = 0.25%; ``OUT/<data>.png`` the wealth
 curves at 0.25%.
@@ -28,7 +29,7 @@ COSTS = [0.0, 0.001, 0.0025, 0.005]
 STRATEGIES = [
     ("ubah", {}), ("bcrp", {}), ("olmar", {}), ("pamr", {}), ("tco1", {}), ("tco2", {}),
     ("psga", {"k": 3}), ("psga", {"k": 5}), ("psga", {"k": 10}),
-    ("psga", {"k": 5, "predictor": "reversal"}),
+    ("psga", {"k": 5, "predictor": "reversal"}), ("psga", {"k": 5, "mu": 0.0}),
 ]  # fmt: skip
 FIELDS = [
     "data", "cost", "method", "label", "params", "wealth", "apy", "sharpe", "max_drawdown", "calmar", "turnover",

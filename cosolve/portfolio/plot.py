@@ -34,9 +34,10 @@ def plot_wealth(curves: dict[str, np.ndarray], path: str | os.PathLike, title: s
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     low, high = 1.0, 1.0
-    for label, wealth in curves.items():
+    for i, (label, wealth) in enumerate(curves.items()):
         w = np.concatenate([[1.0], np.asarray(wealth, dtype=np.float64)])
-        ax.plot(np.arange(w.size), w, lw=1.2, label=f"{label} ({w[-1]:.4g})")
+        style = ("-", "--", ":")[(i // 10) % 3]  # the colour cycle has 10 colours
+        ax.plot(np.arange(w.size), w, lw=1.2, ls=style, label=f"{label} ({w[-1]:.4g})")
         low, high = min(low, w.min()), max(high, w.max())
     ax.set_yscale("log")
     plain = FuncFormatter(lambda v, _: f"{v:g}")
