@@ -12,7 +12,7 @@ from cosolve.core.result import Termination
 from cosolve.problems.base import BuildStopped, build_deadline
 
 #: Problem kinds with an exact model (``Problem.scip_model``; ``cpsat_model`` for all of them too).
-EXACT_PROBLEMS = frozenset({"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip"})
+EXACT_PROBLEMS = frozenset({"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "conjoint"})
 
 _INT32_MAX = 2**31 - 1
 

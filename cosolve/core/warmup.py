@@ -43,6 +43,14 @@ def tiny_instance(kind: str) -> Problem | None:
         from cosolve.problems.jigsaw import cut
 
         return cut(np.arange(64.0).reshape(8, 8) / 64.0, 2, seed=1, name="warm-up")
+    if kind == "conjoint":
+        from cosolve.conjoint.design import Design
+        from cosolve.conjoint.model import OutcomeModel
+        from cosolve.problems.conjoint import BestProfile
+
+        design = Design.uniform(["a", "b"], [["0", "1"], ["0", "1", "2"]])
+        params = np.array([0.5, 0.1, -0.05, 0.02, 0.03, -0.04])  # alpha, 3 main effects, 2 interactions
+        return BestProfile(OutcomeModel(design, "identity", True, params, np.eye(6)), name="warm-up")
     if kind == "portfolio":
         from cosolve.problems.portfolio import PortfolioPeriod
 

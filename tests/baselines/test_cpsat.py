@@ -15,7 +15,7 @@ from cosolve.problems import MIP, MaximumIndependentSet, SetCover
 def test_registered_with_every_exact_family():
     cls = methods()["cpsat"]
     assert cls is CpSatMethod and cls.summary and cls.__doc__
-    assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip"}
+    assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "conjoint"}
     assert set(cls.options) == {"log"}
 
 

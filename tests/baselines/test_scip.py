@@ -18,7 +18,7 @@ INF = np.inf
 def test_registered_with_every_exact_family():
     cls = methods()["scip"]
     assert cls is ScipMethod and cls.summary and cls.__doc__
-    assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "portfolio"}
+    assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "conjoint", "portfolio"}
 
 
 def test_optimum_matches_brute_force(tiny_case, helpers):

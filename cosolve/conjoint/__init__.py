@@ -1,0 +1,1 @@
+"""Conjoint experiments: factorial designs, long-format data, outcome models (issue 8)."""

@@ -1,0 +1,1 @@
+"""Conjoint policy optimisers (issue 8): average-case closed form and gradient, delta method."""
