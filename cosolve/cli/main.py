@@ -11,12 +11,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import bench, export, generate, info, methods, portfolio, report, solve, train
+from cosolve.cli import bench, conjoint, export, generate, info, methods, portfolio, report, solve, train
 from cosolve.errors import CosolveError
 
 COMMANDS = {
     "solve": solve, "methods": methods, "info": info, "export": export, "generate": generate, "train": train,
-    "bench": bench, "report": report, "portfolio": portfolio,
+    "bench": bench, "report": report, "portfolio": portfolio, "conjoint": conjoint,
 }  # fmt: skip
 
 

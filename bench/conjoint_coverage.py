@@ -1,0 +1,135 @@
+"""Synthetic recovery of the average-case conjoint policy and delta-method coverage (issue 8).
+
+Per design (5 and 10 factors with 3 levels, 20 factors with 2 levels; a random truth with main
+effects and sparse two-way interactions, ``cosolve.conjoint.synthetic.random_truth``, seed = number
+of factors) and per number of respondents n (5 forced-choice tasks each), 200 replicates: simulate,
+fit the identity-link model with interactions (respondent-clustered covariance), compute the
+L2-penalised average-case optimum (``lam`` = 1; closed form, falling back to gradient ascent) and
+its delta-method standard errors, and compare with the optimum of the true parameters:
+
+- ``pi_rmse``: RMS error of the policy probabilities; ``value_error``: |Q-hat - Q*|, where
+  ``Q* = Q(pi*(theta); theta)`` and ``Q-hat = Q(pi*(theta-hat); theta-hat)``;
+- ``value_covered``: whether Q* is inside Q-hat +- 1.96 se; ``pi_coverage``: the share of policy
+  probabilities whose 95% interval holds the truth.
+
+Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` has the table.
+
+    python bench/conjoint_coverage.py --out bench/results/conjoint-coverage
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from csv_results import append_row, git_commit
+
+DESIGNS = {5: 3, 10: 3, 20: 2}  # factors -> levels per factor
+FIELDS = [
+    "factors", "levels", "n", "replicate", "lam", "solver", "pi_rmse", "value_error", "value_se", "value_covered",
+    "pi_coverage", "seconds", "commit",
+]  # fmt: skip
+
+
+def truth_for(factors: int):
+    from cosolve.conjoint.synthetic import random_truth
+
+    return random_truth(factors, DESIGNS[factors], seed=factors, main_scale=0.08, interaction_scale=0.03, sparsity=0.5)
+
+
+def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
+    from cosolve.conjoint.fit import fit_outcome_model
+    from cosolve.conjoint.model import OutcomeModel
+    from cosolve.conjoint.synthetic import simulate
+    from cosolve.methods.conjoint.average import average_case
+    from cosolve.methods.conjoint.policy import closed_form, policy_value
+
+    truth = truth_for(factors)
+    params = truth.params("identity", True)
+    true_model = OutcomeModel(truth.design, "identity", True, params, np.zeros((params.size, params.size)))
+    target = closed_form(true_model, lam)
+    if not target.ok:
+        raise SystemExit(f"{factors} factors, lambda {lam}: the true optimum is not interior ({target.reason})")
+    true_value = policy_value(true_model, target.pi)
+    started = time.perf_counter()
+    data = simulate(truth, n, 5, seed=100_000 * factors + 1000 * replicate + n % 997)
+    model = fit_outcome_model(data, link="identity", interactions=True)
+    result = average_case(model, lam)
+    seconds = time.perf_counter() - started
+    est, se, tru = np.concatenate(result.pi), np.concatenate(result.pi_se), np.concatenate(target.pi)
+    return {
+        "factors": factors, "levels": DESIGNS[factors], "n": n, "replicate": replicate, "lam": lam, "solver": result.solver,
+        "pi_rmse": f"{np.sqrt(np.mean((est - tru) ** 2)):.6g}", "value_error": f"{abs(result.value - true_value):.6g}",
+        "value_se": f"{result.value_se:.6g}", "value_covered": int(abs(result.value - true_value) <= 1.96 * result.value_se),
+        "pi_coverage": f"{np.mean(np.abs(est - tru) <= 1.96 * se):.4f}", "seconds": f"{seconds:.3f}", "commit": git_commit(),
+    }  # fmt: skip
+
+
+def report(path: Path, out: Path) -> str:
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((int(r["factors"]), int(r["n"])), []).append(r)
+    lines = [
+        "# Conjoint average-case policy: synthetic recovery and delta-method coverage",
+        "",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}. Identity-link model with two-way "
+        "interactions, L2 penalty lambda = 1, 5 forced-choice tasks per respondent. Per cell: replicates, mean RMS "
+        "error of pi, mean |Q-hat - Q*|, mean delta-method se of Q, coverage of the 95% interval for Q* (with its "
+        "Monte Carlo standard error), mean coverage over the policy probabilities, mean seconds per replicate (fit + "
+        "optimum + delta method). Reproduce with `python bench/conjoint_coverage.py`.",
+        "",
+        "| factors | levels | respondents | reps | pi RMSE | Q error | Q se | Q coverage | pi coverage | s/rep |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for (factors, n), rs in sorted(groups.items()):
+        cov = np.mean([int(r["value_covered"]) for r in rs])
+        mc = np.sqrt(cov * (1 - cov) / len(rs))
+        lines.append(
+            f"| {factors} | {rs[0]['levels']} | {n} | {len(rs)} | {np.mean([float(r['pi_rmse']) for r in rs]):.4f} | "
+            f"{np.mean([float(r['value_error']) for r in rs]):.4f} | {np.mean([float(r['value_se']) for r in rs]):.4f} | "
+            f"{cov:.3f} ({mc:.3f}) | {np.mean([float(r['pi_coverage']) for r in rs]):.3f} | "
+            f"{np.mean([float(r['seconds']) for r in rs]):.2f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    out.write_text(text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--factors", type=int, nargs="+", default=list(DESIGNS))
+    parser.add_argument("--n", type=int, nargs="+", default=[1000, 2000, 5000, 10000])
+    parser.add_argument("--replicates", type=int, default=200)
+    parser.add_argument("--lam", type=float, default=1.0)
+    parser.add_argument("--out", type=Path, default=Path("bench/results/conjoint-coverage"))
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / "results.csv"
+    if not args.report_only:
+        done = set()
+        if path.exists():
+            with path.open() as f:
+                done = {(int(r["factors"]), int(r["n"]), int(r["replicate"])) for r in csv.DictReader(f)}
+        grid = [key for key in itertools.product(args.factors, args.n, range(args.replicates)) if key not in done]
+        print(f"{len(grid)} replicates to run", flush=True)
+        for count, (factors, n, rep) in enumerate(grid, 1):
+            row = run_one(factors, n, rep, args.lam)
+            append_row(path, FIELDS, row)
+            if count % 20 == 0 or count == len(grid):
+                print(f"[{count}/{len(grid)}] factors {factors} n {n} rep {rep}: {row['seconds']} s", flush=True)
+    if path.exists():
+        sys.stdout.write(report(path, args.out / "report.md"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

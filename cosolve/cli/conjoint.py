@@ -1,0 +1,142 @@
+"""``cosolve conjoint optimize DATA --mode average|minimax --lambda L``: learn a stochastic policy
+over a conjoint design from experimental data, with delta-method standard errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from cosolve.cli.solve import check_output
+from cosolve.errors import UsageError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "conjoint",
+        help="conjoint experiments: optimal stochastic policies (average case, minimax)",
+        description="Optimal stochastic interventions (product-of-categorical policies) from conjoint data.",
+    )
+    p.set_defaults(conjoint_parser=p)
+    csub = p.add_subparsers(dest="conjoint_command", metavar="COMMAND", parser_class=type(p))
+    o = csub.add_parser(
+        "optimize",
+        help="fit the outcome model and optimise a policy",
+        description="Fit the outcome model (main effects and two-way interactions, respondent-clustered "
+        "covariance) and optimise a product-of-categorical policy over the design: 'average' maximises "
+        "Q(pi) - lambda Pen(pi, p0); 'minimax' finds the two parties' equilibrium. Prints the value and "
+        "policy with delta-method standard errors (or one JSON object with --json).",
+    )
+    o.add_argument("data", help="long-format conjoint CSV (one row per profile), or 'ono_burden' for the bundled data")
+    o.add_argument("--mode", choices=("average", "minimax"), default="average")
+    o.add_argument("--lambda", dest="lam", type=float, default=0.5, help="penalty weight (default 0.5)")
+    o.add_argument("--penalty", choices=("l2", "kl"), default="l2")
+    o.add_argument("--solver", choices=("auto", "closed-form", "gradient"), default="auto", help="average mode's optimiser")
+    o.add_argument("--no-interactions", action="store_true", help="main effects only")
+    o.add_argument("--outcome", default="Y")
+    o.add_argument("--respondent", default="id")
+    o.add_argument("--pair", default="pair_id", help="pair (task) column; 'none' for single-profile ratings")
+    o.add_argument("--profile", default="profile_order", help="position of a profile within its pair; 'none' for row order")
+    o.add_argument("--attributes", help="comma-separated randomised attributes (default: the bundled file's 13)")
+    o.add_argument("--subset", action="append", default=[], metavar="COLUMN=VALUE",
+                   help="keep only rows with this covariate value (repeatable), e.g. resp_party=Dem")  # fmt: skip
+    o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    o.add_argument("--plot", metavar="FILE", help="draw each factor's policy against p0 with 95%% intervals")
+    # minimax mode
+    o.add_argument("--group-column", default="resp_party", help="minimax: the voter-group column (default resp_party)")
+    o.add_argument("--parties", default="Dem,Rep", help="minimax: the two parties' groups, A first (default Dem,Rep)")
+    o.add_argument("--shares", help="minimax: electorate shares, e.g. Dem=0.35,Rep=0.3,Ind=0.35 (default: sample shares)")
+    o.add_argument("--party-factor", default="party", help="minimax: the factor fixed to each party's own level ('none': none)")
+    o.add_argument("--party-levels", default="Dem,Rep", help="minimax: the party factor's levels of A and B")
+    o.add_argument("--primaries", action="store_true", help="minimax: nominees come out of a primary first")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.conjoint_command is None:
+        args.conjoint_parser.print_help()
+        return 2
+    return _optimize(args)
+
+
+def _none(value: str | None) -> str | None:
+    return None if value is None or value.lower() == "none" else value
+
+
+def load(args: argparse.Namespace):
+    """The data of ``args`` (read, subset) and its path."""
+    from cosolve.conjoint.data import read_conjoint, resolve_data
+
+    path = resolve_data(args.data)
+    attributes = [a.strip() for a in args.attributes.split(",") if a.strip()] if args.attributes else None
+    data = read_conjoint(
+        path, outcome=args.outcome, respondent=args.respondent, pair=_none(args.pair), profile=_none(args.profile),
+        attributes=attributes,
+    )  # fmt: skip
+    for item in args.subset:
+        column, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--subset expects COLUMN=VALUE, got {item!r}")
+        if column not in data.covariates:
+            raise UsageError(f"--subset {item}: no column {column!r}; columns: {', '.join(data.covariates)}")
+        mask = np.asarray(data.covariates[column]).astype(str) == value
+        if not mask.any():
+            values = ", ".join(sorted(set(np.asarray(data.covariates[column]).astype(str).tolist()))[:20])
+            raise UsageError(f"--subset {item}: no row has {column} = {value!r}; values: {values}")
+        data = data.subset(mask)
+    return data, path
+
+
+def _optimize(args: argparse.Namespace) -> int:
+    if args.lam < 0:
+        raise UsageError(f"--lambda must be non-negative, got {args.lam:g}")
+    started = time.perf_counter()
+    data, path = load(args)
+    check_output(args.plot, str(path), "--plot")
+    if args.plot:
+        from cosolve.portfolio.plot import check_plot_format
+
+        check_plot_format(args.plot)
+    if args.mode == "minimax":
+        from cosolve.cli.conjoint_minimax import run_minimax
+
+        return run_minimax(args, data, path, started)
+    from cosolve.conjoint.fit import fit_outcome_model
+    from cosolve.methods.conjoint.average import average_case
+
+    model = fit_outcome_model(data, link="identity", interactions=not args.no_interactions)
+    fit_seconds = time.perf_counter() - started
+    result = average_case(model, args.lam, penalty=args.penalty, solver=args.solver)
+    if args.plot:
+        from cosolve.methods.conjoint.plot import plot_policies
+
+        title = f"{path.stem}: average-case policy, {args.penalty} lambda = {args.lam:g}, value {result.value:.3f}"
+        plot_policies(model.design, {"optimal policy": (result.pi, result.pi_se)}, args.plot, title)
+    out: dict[str, Any] = {
+        "mode": "average", "data": str(path), "respondents": data.n_respondents, "rows": len(data),
+        "lambda": args.lam, "penalty": args.penalty, "solver": result.solver, "note": result.note,
+        "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
+        "policy": result.policy_table(model), "interactions": model.interactions,
+        "parameters": int(model.params.size), "fit_seconds": fit_seconds, "optimize_seconds": result.seconds,
+        "seconds": time.perf_counter() - started, "plot": args.plot,
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    terms = "main effects and two-way interactions" if model.interactions else "main effects"
+    print(f"{path.name}: {len(data)} profiles, {data.n_respondents} respondents")
+    print(f"outcome model: {model.params.size} parameters ({terms}), fit in {fit_seconds:.2f} s")
+    print(f"average-case policy, {args.penalty} penalty, lambda {args.lam:g}: {result.solver} in {result.seconds:.2f} s")
+    if result.note:
+        print(f"note: {result.note}")
+    print(f"value {result.value:.4f} (se {result.value_se:.4f}); randomisation p0: {result.p0_value:.4f}")
+    for factor, levels in out["policy"].items():
+        shown = ", ".join(f"{lv} {v['p']:.3f}±{1.96 * v['se']:.3f}" for lv, v in levels.items())
+        print(f"  {factor}: {shown}")
+    if args.plot:
+        print(f"plot {args.plot}")
+    sys.stdout.flush()
+    return 0
