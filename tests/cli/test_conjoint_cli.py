@@ -85,3 +85,22 @@ def test_average_policy_improves_on_the_randomisation(small_csv, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["value"] >= out["p0_value"] - 1e-12
     assert np.isfinite(out["value_se"])
+
+
+def test_minimax_json_on_a_small_game(small_csv, capsys):
+    path, design = small_csv
+    extra = ["--mode", "minimax", "--group-column", "group", "--parties", "A,B", "--party-factor", "none", "--penalty", "kl",
+             "--lambda", "0.2", "--json"]  # fmt: skip
+    assert main(_args(path, *extra)) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("value", "value_se", "vote_share", "exploitability", "divergence", "policy"):
+        assert key in out
+    assert out["exploitability"] < 1e-6 and 0 <= out["vote_share"] <= 1
+    assert set(out["policy"]) == {"A", "B"} and set(out["policy"]["A"]) == set(design.factors)
+
+
+def test_minimax_rejects_unknown_parties(small_csv, capsys):
+    path, _ = small_csv
+    assert main(_args(path, "--mode", "minimax", "--group-column", "group", "--parties", "A,Z", "--party-factor", "none")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Z" in err

@@ -1,0 +1,266 @@
+"""The Monte Carlo estimator of the conjoint game's vote share (issue 8; torch, float64).
+
+``V = E[C] + E[R]`` (:mod:`~cosolve.methods.conjoint.minimax_payoff`): the control value ``E[C]`` of the
+linearised links is exact; the residual ``R = F - C`` of the true integrand ``F`` (the nominee choice
+integrated analytically: ``F = sum_g s_g sum_{a, b} W_A[a] W_B[b] P_g(a, b)`` over ``a in {x_A, x'_A}``,
+``b in {x_B, x'_B}`` with weights ``(w, 1 - w)``) is small, ``O(s^3 / 48)`` for logit links, and is
+estimated with common random numbers: M uniforms per factor and slot (entrant and opponent of each
+party), drawn once from ``seed``; profiles by the inverse CDF of the policy at those uniforms.
+
+- The *plain* value ``E[C] + mean_m R_m`` at samples of the policies is unbiased, bounded and
+  deterministic given the seed, but piecewise constant in the policies (the samples jump).
+- The *surrogate* centred at policies ``pi_0``, for optimisation: ``V`` is multilinear in the factors'
+  policies, so ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` and ``d2E[R]/dpi_P[d][l] dpi_Q[e][m] =
+  E[R | x_P,d = l, x_Q,e = m]`` (zero within a factor). Estimating these Rao-Blackwellised averages
+  on the samples of ``pi_0`` with the coordinates substituted (``r0``, ``g``, ``H``; predictors updated
+  in closed form, :meth:`MonteCarlo.singles`, :meth:`MonteCarlo.pair_correction`) gives the smooth
+  ``E[C](pi) + r0 + g . (pi - pi_0) + (pi - pi_0)^T H (pi - pi_0) / 2``, exact in value, gradient and
+  Hessian at ``pi_0`` up to Monte Carlo error, and differentiable in the models' parameters. Solvers
+  re-centre it at their solution; a fixed point satisfies the Rao-Blackwellised first-order
+  conditions. (Importance weights would make one smooth function of the policies, but a best response
+  exploits them without bound; smoothed inverse CDFs stay bounded but their curvature is noise of
+  order ``1 / tau``.)
+
+The Monte Carlo error of the value is ``sd(R_m) / sqrt(M)`` (:meth:`MonteCarlo.mc_se`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cosolve.methods.conjoint.minimax_payoff import KAPPA, Estimator, GameSpec, link_value
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+class MonteCarlo(Estimator):
+    """The ``mc`` estimator (module docstring): M = ``n_samples`` common random numbers from ``seed``.
+
+    ``value(pi_A, pi_B)`` is the plain Monte Carlo value at the policies; ``value(..., centre=c)`` the
+    smooth Rao-Blackwellised surrogate of :meth:`centre` ``c``; ``chunk`` samples at a time make the
+    Hessian blocks."""
+
+    def __init__(self, spec: GameSpec, n_samples: int = 2000, seed: int = 0, chunk: int = 128) -> None:
+        torch = _torch()
+        self.exact = spec.all_identity
+        self.multilinear = self.exact
+        self.use_residual = True  # False: the control value alone (the linearised game)
+        self.M, self.chunk = n_samples, chunk
+        D = spec.design.n_factors
+        slots = 2 if spec.primaries is None else 4
+        self.uniforms = np.random.default_rng(seed).random((slots, n_samples, D))
+        self.opponents = []
+        if spec.primaries is not None:
+            for p in (0, 1):
+                self.opponents.append(torch.as_tensor(self.samples(spec.reference(p), 2 + p)))
+        self.coords = []
+        for p in (0, 1):
+            free = spec.free(p)
+            kd = np.concatenate([np.full(spec.design.sizes[d], d) for d in free] + [np.zeros(0, dtype=np.int64)])
+            kl = np.concatenate([np.arange(spec.design.sizes[d]) for d in free] + [np.zeros(0, dtype=np.int64)])
+            self.coords.append((torch.as_tensor(kd.astype(np.int64)), torch.as_tensor(kl.astype(np.int64))))
+        pairs = np.array(spec.design.pairs, dtype=np.int64).reshape(-1, 2)
+        self.pair_d, self.pair_e = torch.as_tensor(pairs[:, 0]), torch.as_tensor(pairs[:, 1])
+        super().__init__(spec)
+
+    def samples(self, pi, slot: int) -> np.ndarray:
+        """Profiles (M, D) by the inverse CDF of ``pi`` (list of (L_d,)) at the slot's uniforms."""
+        D = len(pi)
+        return np.stack([_inverse_cdf(np.asarray(pi[d], dtype=np.float64), self.uniforms[slot, :, d]) for d in range(D)], axis=1)
+
+    def _constants(self, theta) -> dict:
+        out = super()._constants(theta)
+        out["preds"] = [self.pad.predictor(t, m.interactions) for t, m in zip(out["theta"], self.spec.models, strict=True)]
+        if self.opponents:
+            out["opp"] = [[self.predict(pr, X) for pr in out["preds"]] for X in self.opponents]
+        return out
+
+    def predict(self, pred, X):
+        """``f(x)`` (N,) of the profiles ``X`` (N, D) from a padded predictor."""
+        torch = _torch()
+        a, A = pred
+        f = a[torch.arange(a.shape[0])[None, :], X].sum(1)
+        if A is not None and self.pair_d.numel():
+            f = f + A[self.pair_d[None, :], self.pair_e[None, :], X[:, self.pair_d], X[:, self.pair_e]].sum(1)
+        return f
+
+    def singles(self, pred, X, player: int):
+        """``(f (M,), S1 (M, n_P))``: the predictor at the samples ``X`` and with one free factor ``d``
+        of the player set to ``l`` (coordinate ``(d, l)``): ``f - G[d, x_d] + G[d, l]``, where
+        ``G[m, d, l] = a_d[l] + sum_e A_de[l, x_me]`` collects the terms that involve factor ``d``."""
+        torch = _torch()
+        a, A = pred
+        kd, kl = self.coords[player]
+        f = self.predict(pred, X)
+        G = a[None].expand(X.shape[0], -1, -1)
+        if A is not None:
+            G = G + A.permute(1, 3, 0, 2)[torch.arange(a.shape[0])[None, :], X].sum(1)
+        rows = torch.arange(X.shape[0])[:, None]
+        return f, f[:, None] - G[rows, kd[None, :], X[:, kd]] + G[rows, kd[None, :], kl[None, :]]
+
+    def pair_correction(self, pred, X, player: int):
+        """``(m, n_P, n_P)`` term that turns ``S1[i] + S1[j] - f`` into the predictor with both
+        coordinates ``i = (d, l)``, ``j = (e, l')`` set: ``A_de[l, l'] - A_de[l, x_e] - A_de[x_d, l'] +
+        A_de[x_d, x_e]`` (0 for main-effect models)."""
+        torch = _torch()
+        a, A = pred
+        kd, kl = self.coords[player]
+        n = kd.numel()
+        if A is None:
+            return torch.zeros((X.shape[0], n, n), dtype=a.dtype)
+        D, L = A.shape[0], A.shape[2]
+        flat = A.reshape(-1)
+        block = (kd[:, None] * D + kd[None, :]) * L  # (n, n)
+        xi, xj = X[:, kd][:, :, None], X[:, kd][:, None, :]
+        li, lj = kl[:, None], kl[None, :]
+
+        def at(i, j):
+            return flat[(block + i) * L + j]
+
+        return at(li, lj)[None] - at(li, xj) - at(xi, lj) + at(xi, xj)
+
+    def residual(self, fA, fB, oA=None, oB=None):
+        """``R = F - C`` (module docstring) from the entrants' predictor values ``fA``, ``fB`` and the
+        primaries' opponents' ``oA``, ``oB`` (lists over ``spec.models`` of broadcastable tensors)."""
+        spec, models = self.spec, self.spec.models
+        if spec.primaries is None:
+            cand_A, cand_B, WA, WB, WAl, WBl = [fA], [fB], [1.0], [1.0], [1.0], [1.0]
+        else:
+            cand_A, cand_B = [fA, oA], [fB, oB]
+            WA, WB, WAl, WBl = [], [], [], []
+            for p, (W, Wl, cand) in enumerate(((WA, WAl, cand_A), (WB, WBl, cand_B))):
+                i = spec.primaries[p]
+                s = cand[0][i] - cand[1][i]
+                w = link_value(models[i].link, s)
+                wl = 0.5 + KAPPA[models[i].link] * s
+                W += [w, 1.0 - w]
+                Wl += [wl, 1.0 - wl]
+        R = 0.0
+        for g, i in enumerate(spec.general):
+            link, kap = models[i].link, KAPPA[models[i].link]
+            for a in range(len(cand_A)):
+                for b in range(len(cand_B)):
+                    s = cand_A[a][i] - cand_B[b][i]
+                    R = R + spec.shares[g] * (WA[a] * WB[b] * link_value(link, s) - WAl[a] * WBl[b] * (0.5 + kap * s))
+        return R
+
+    def _opp(self, const, shape_tail: int):
+        if not self.opponents:
+            return None, None
+        return [[v.reshape((-1,) + (1,) * shape_tail) for v in const["opp"][p]] for p in (0, 1)]
+
+    def plain(self, pi_A, pi_B, const):
+        """Per-sample residuals (M,) at samples of the policies (inverse CDF, common random numbers)."""
+        torch = _torch()
+        XA = torch.as_tensor(self.samples([_concrete(p) for p in pi_A], 0))
+        XB = torch.as_tensor(self.samples([_concrete(p) for p in pi_B], 1))
+        fA = [self.predict(pr, XA) for pr in const["preds"]]
+        fB = [self.predict(pr, XB) for pr in const["preds"]]
+        oA, oB = self._opp(const, 0)
+        return self.residual(fA, fB, oA, oB)
+
+    def first_order(self, XA, XB, const):
+        """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in
+        the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity)."""
+        preds = const["preds"]
+        tA = [self.singles(pr, XA, 0) for pr in preds]
+        tB = [self.singles(pr, XB, 1) for pr in preds]
+        oA, oB = self._opp(const, 0)
+        r0 = self.residual([t[0] for t in tA], [t[0] for t in tB], oA, oB).mean()
+        oA1, oB1 = self._opp(const, 1)
+        gA = self.residual([t[1] for t in tA], [t[0][:, None] for t in tB], oA1, oB1).mean(0)
+        gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
+        return r0, gA, gB
+
+    def second_order(self, XA, XB, const):
+        """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor), by chunks."""
+        torch = _torch()
+        preds = const["preds"]
+        kdA, kdB = self.coords[0][0], self.coords[1][0]
+        nA, nB = kdA.numel(), kdB.numel()
+        HAA, HAB, HBB = (torch.zeros(shape, dtype=torch.float64) for shape in ((nA, nA), (nA, nB), (nB, nB)))
+        for start in range(0, self.M, self.chunk):
+            rows = slice(start, min(start + self.chunk, self.M))
+            xa, xb = XA[rows], XB[rows]
+            tA = [self.singles(pr, xa, 0) for pr in preds]
+            tB = [self.singles(pr, xb, 1) for pr in preds]
+            oA, oB = (
+                (None, None) if not self.opponents else [[v[rows].reshape(-1, 1, 1) for v in const["opp"][p]] for p in (0, 1)]
+            )
+            fa0 = [t[0][:, None, None] for t in tA]
+            fb0 = [t[0][:, None, None] for t in tB]
+            HAB += self.residual([t[1][:, :, None] for t in tA], [t[1][:, None, :] for t in tB], oA, oB).sum(0)
+            both_A = [
+                t[1][:, :, None] + t[1][:, None, :] - t[0][:, None, None] + self.pair_correction(pr, xa, 0)
+                for t, pr in zip(tA, preds, strict=True)
+            ]
+            HAA += self.residual(both_A, fb0, oA, oB).sum(0)
+            both_B = [
+                t[1][:, :, None] + t[1][:, None, :] - t[0][:, None, None] + self.pair_correction(pr, xb, 1)
+                for t, pr in zip(tB, preds, strict=True)
+            ]
+            HBB += self.residual(fa0, both_B, oA, oB).sum(0)
+        HAA = torch.where(kdA[:, None] == kdA[None, :], 0.0, HAA / self.M)
+        HBB = torch.where(kdB[:, None] == kdB[None, :], 0.0, HBB / self.M)
+        return HAA, HAB / self.M, HBB
+
+    def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
+        """The surrogate at concrete policies: their samples, level vectors, ``r0``, ``gA``, ``gB`` and,
+        with ``hessian``, the second-order blocks (module docstring)."""
+        torch = _torch()
+        if self.exact or not self.use_residual:
+            return None
+        pi_A, pi_B = [_concrete(p) for p in pi_A], [_concrete(p) for p in pi_B]
+        XA, XB = torch.as_tensor(self.samples(pi_A, 0)), torch.as_tensor(self.samples(pi_B, 1))
+        with torch.no_grad():
+            r0, gA, gB = self.first_order(XA, XB, self._const)
+            H = self.second_order(XA, XB, self._const) if hessian else None
+        levels = [
+            torch.as_tensor(np.concatenate([pi[d] for d in self.spec.free(p)] + [np.zeros(0)]))
+            for p, pi in enumerate((pi_A, pi_B))
+        ]
+        return {"XA": XA, "XB": XB, "levels": levels, "r0": r0, "gA": gA, "gB": gB, "H": H}
+
+    def levels(self, pi, player: int):
+        torch = _torch()
+        free = self.spec.free(player)
+        return torch.cat([pi[d] for d in free]) if free else torch.zeros(0, dtype=torch.float64)
+
+    def value(self, pi_A, pi_B, theta=None, centre=None):
+        const = self._const if theta is None else self._constants(theta)
+        v = self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)
+        if self.exact or not self.use_residual:
+            return v
+        if centre is None:
+            return v + self.plain(pi_A, pi_B, const).mean()
+        if theta is None:
+            r0, gA, gB = centre["r0"], centre["gA"], centre["gB"]
+        else:
+            r0, gA, gB = self.first_order(centre["XA"], centre["XB"], const)
+        dA = self.levels(pi_A, 0) - centre["levels"][0]
+        dB = self.levels(pi_B, 1) - centre["levels"][1]
+        v = v + r0 + gA @ dA + gB @ dB
+        if centre["H"] is not None:
+            HAA, HAB, HBB = centre["H"]
+            v = v + 0.5 * dA @ HAA @ dA + dA @ HAB @ dB + 0.5 * dB @ HBB @ dB
+        return v
+
+    def mc_se(self, pi_A, pi_B) -> float:
+        """Monte Carlo standard error ``sd(R) / sqrt(M)`` of the plain value at the policies."""
+        if self.exact or not self.use_residual:
+            return 0.0
+        terms = self.plain(pi_A, pi_B, self._const).detach().numpy()
+        return float(terms.std(ddof=1) / np.sqrt(terms.size))
+
+
+def _concrete(p) -> np.ndarray:
+    return np.asarray(p.detach() if hasattr(p, "detach") else p, dtype=np.float64)
+
+
+def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    cdf = np.cumsum(p)
+    return np.minimum(np.searchsorted(cdf, u * cdf[-1], side="right"), len(p) - 1)

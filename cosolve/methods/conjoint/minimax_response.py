@@ -1,0 +1,229 @@
+"""Best responses, the delta method and the averaging comparison of the conjoint game (issue 8).
+
+- Best response of a player to a fixed opponent policy: a single-player average-case problem
+  ``max U_P(pi_P)`` over its own product policy, not concave in general (``V`` is multilinear in the
+  factors' policies, and with primaries or logit links it couples them). L-BFGS (strong Wolfe) on the
+  free logits from the given starts, ``p0`` and ``n_starts`` random logits (to a gradient of 1e-9),
+  each polished by Newton steps while the Hessian is negative definite. With the Monte Carlo
+  estimator this runs on its first-order surrogate, re-centred at the result up to ``rounds`` times,
+  and the result is scored by the plain value. Then *vertex ascent* from each result's modal
+  profile: coordinate ascent over pure profiles (it finds boundary optima, e.g. ``lam = 0``, that
+  logits only approach; with an exact estimator ``V`` is multilinear and ``dV/dpi_d`` at a pure
+  profile lists the vote share with factor ``d`` at each level). The best value of all is returned.
+- With the Monte Carlo estimator the gaps compare plain values, so they are only as small as its
+  optimisation noise (a best response can pick up favourable sampling error, of the order of
+  ``mc_se`` times a few).
+- Delta method: at the equilibrium ``grad_w S(w; theta) = 0`` (``S`` of the minimax module, whose
+  stationarity in each player's own logits is the pair of first-order conditions), so
+  ``dw/dtheta = -H_ww^{-1} H_w,theta`` (the sign flip of B's conditions cancels) and
+  ``dV*/dtheta = dV/dtheta + dV/dw dw/dtheta``; ``Var = J Sigma J^T`` with ``Sigma`` block-diagonal over
+  the distinct, independently fit models. With the Monte Carlo estimator this runs on its surrogate
+  (with second-order terms) centred at the equilibrium, the common random numbers held fixed: the
+  parameter uncertainty only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _as_policy(pi):
+    torch = _torch()
+    return [torch.as_tensor(np.asarray(p.detach() if hasattr(p, "detach") else p), dtype=torch.float64) for p in pi]
+
+
+def best_response(
+    game, player: int, pi_other, starts, *, n_starts: int = 2, seed: int = 0, max_iter: int = 500, rounds: int = 10
+):
+    """``(value, pi)``: the best payoff ``U_P`` found against ``pi_other`` (list of (L_d,)) and the policy
+    (list of numpy (L_d,)) that attains it; ``starts``: extra initial policies (module docstring)."""
+    torch = _torch()
+    from cosolve.methods.conjoint.minimax import Player
+
+    P = Player(game.spec, player)  # every level, whatever the equilibrium's support
+    other = _as_policy(pi_other)
+
+    def u_of_w(w):
+        return game.utility(player, P.policy(w), other)
+
+    if P.n == 0:
+        pi = P.policy(torch.zeros(0, dtype=torch.float64))
+        return float(u_of_w(torch.zeros(0, dtype=torch.float64))), [p.numpy() for p in pi]
+    rng = np.random.default_rng(seed)
+    p0 = game.spec.design.p0
+    inits = [P.logits([(1 - 1e-3) * np.asarray(p) + 1e-3 * q for p, q in zip(s, p0, strict=True)]) for s in starts]
+    inits += [P.initial()]
+    inits += [rng.normal(0.0, 1.5, P.n) for _ in range(n_starts)]
+    best_value, best_pi = -np.inf, None
+    for w0 in inits:
+        w = torch.as_tensor(w0, dtype=torch.float64)
+        for _ in range(1 if game.est.multilinear else rounds):
+            own = P.policy(w)
+            with game.centred(*((own, other) if player == 0 else (other, own)), hessian=False):
+                w_new = _newton_polish(u_of_w, _lbfgs(u_of_w, w.numpy(), max_iter))
+            shift, w = float((w_new - w).abs().max()), w_new
+            if shift <= 1e-9:
+                break
+        pi = [p.detach() for p in P.policy(w)]
+        for value, cand in ((float(u_of_w(w)), pi), _vertex_ascent(game, player, other, pi)):
+            if value > best_value:
+                best_value, best_pi = value, [p.numpy().copy() for p in cand]
+    return best_value, best_pi
+
+
+def _lbfgs(f, w0: np.ndarray, max_iter: int):
+    torch = _torch()
+    w = torch.tensor(w0, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS(
+        [w],
+        lr=1.0,
+        max_iter=max_iter,
+        tolerance_grad=1e-9,
+        tolerance_change=1e-300,
+        history_size=50,
+        line_search_fn="strong_wolfe",
+    )
+
+    def closure():
+        opt.zero_grad()
+        loss = -f(w)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return w.detach()
+
+
+def _newton_polish(f, w, steps: int = 20):
+    """Newton steps while the Hessian is negative definite and ``f`` does not drop."""
+    torch = _torch()
+    from torch.func import grad, jacrev
+
+    best = float(f(w))
+    for _ in range(steps):
+        g = grad(f)(w)
+        if float(g.abs().max()) <= 1e-15:
+            break
+        H = jacrev(jacrev(f))(w)
+        top = torch.linalg.eigvalsh(H)
+        if float(top.max()) >= -1e-12 * max(float(top.abs().max()), 1e-300):
+            break  # not (safely) negative definite
+        candidate = w - torch.linalg.solve(H, g)
+        value = float(f(candidate))
+        if not np.isfinite(value) or value < best - 1e-15:
+            break
+        w, best = candidate, value
+    return w
+
+
+def _vertex_penalty(p0: np.ndarray, penalty: str) -> np.ndarray:
+    """``Pen`` of each point mass of one factor (L_d,)."""
+    if penalty == "l2":
+        return 1.0 - 2.0 * p0 + float((p0**2).sum())
+    return -np.log(p0)
+
+
+def _vertex_ascent(game, player: int, other, pi_start, sweeps: int = 50):
+    """Coordinate ascent over the player's pure profiles from the modal profile of ``pi_start``: with a
+    multilinear estimator one gradient per factor gives every level's vote share, else each level is
+    evaluated."""
+    torch = _torch()
+    design, free = game.spec.design, game.spec.free(player)
+    levels = [int(np.argmax(np.asarray(p))) for p in pi_start]
+    pens = [_vertex_penalty(np.asarray(p0), game.penalty) for p0 in design.p0]
+
+    def pure():
+        return [torch.eye(size, dtype=torch.float64)[lv] for size, lv in zip(design.sizes, levels, strict=True)]
+
+    def shares(d):
+        own = pure()
+        if game.est.multilinear:
+            own[d].requires_grad_(True)
+            pair = (own, other) if player == 0 else (other, own)
+            (g,) = torch.autograd.grad(game.vote_share(*pair), own[d])
+            return g.numpy()
+        out = []
+        for lv in range(design.sizes[d]):
+            own[d] = torch.eye(design.sizes[d], dtype=torch.float64)[lv]
+            pair = (own, other) if player == 0 else (other, own)
+            out.append(float(game.vote_share(*pair)))
+        return np.array(out)
+
+    for _ in range(sweeps):
+        changed = False
+        for d in free:
+            v = shares(d)
+            score = (v if player == 0 else -v) - game.lam[player] * pens[d]
+            top = int(np.argmax(score))
+            if score[top] > score[levels[d]] + 1e-15:
+                levels[d], changed = top, True
+        if not changed:
+            break
+    own = pure()
+    return float(game.utility(player, own, other)), own
+
+
+def delta_method(game, w: np.ndarray):
+    """``(vote_share_se, pi_se_A, pi_se_B, jac_vote_share, jac_pi_A, jac_pi_B)`` at the equilibrium
+    logits ``w`` (module docstring); ``jac_pi_P`` (sum_d L_d, n_params) over all levels of P's policy."""
+    torch = _torch()
+    from torch.func import grad, jacfwd, jacrev
+
+    spec = game.spec
+    theta = torch.as_tensor(spec.stacked_params(), dtype=torch.float64)
+    wt = torch.as_tensor(w, dtype=torch.float64)
+
+    def vote(w_, th):
+        pi_A, pi_B = game.policies(w_)
+        return game.vote_share(pi_A, pi_B, th)
+
+    def levels(w_):
+        pi_A, pi_B = game.policies(w_)
+        return torch.cat(pi_A + pi_B)
+
+    with game.centred(*game.policies(wt), hessian=True):
+        g_w, g_th = grad(vote, argnums=(0, 1))(wt, theta)
+        if wt.numel():
+            H = jacrev(jacrev(game.scalar, argnums=0), argnums=0)(wt, theta)
+            M = jacrev(lambda th: grad(game.scalar, argnums=0)(wt, th))(theta)
+            try:
+                dw = -torch.linalg.solve(H, M)
+            except RuntimeError:  # a singular Hessian: the equilibrium is not locally unique
+                dw = torch.full_like(M, float("nan"))
+            jac_v = g_th + g_w @ dw
+            jac_pi = jacfwd(levels)(wt) @ dw
+        else:
+            jac_v = g_th
+            jac_pi = torch.zeros((2 * sum(spec.design.sizes), theta.numel()), dtype=torch.float64)
+    jac_v, jac_pi = jac_v.detach().numpy(), jac_pi.detach().numpy()
+    Sigma = spec.stacked_cov()
+    var_v = float(jac_v @ Sigma @ jac_v)
+    se_pi = np.sqrt(np.clip(np.einsum("ip,pq,iq->i", jac_pi, Sigma, jac_pi), 0.0, None))
+    cuts = np.cumsum(list(spec.design.sizes) * 2)[:-1]
+    parts = np.split(se_pi, cuts)
+    D, half = spec.design.n_factors, sum(spec.design.sizes)
+    return float(np.sqrt(max(var_v, 0.0))), parts[:D], parts[D:], jac_v, jac_pi[:half], jac_pi[half:]
+
+
+def averaging_comparison(game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *, n_starts: int = 2, seed: int = 0):
+    """Each party's average-case optimum against the other's randomised candidate, and the vote shares
+    of :class:`~cosolve.methods.conjoint.minimax.AveragingComparison` (the best responses start from
+    the equilibrium ``eq_A``/``eq_B`` too, besides ``p0`` and random starts)."""
+    from cosolve.methods.conjoint.minimax import AveragingComparison
+
+    spec = game.spec
+    _, avg_A = best_response(game, 0, spec.reference(1), [eq_A], n_starts=n_starts, seed=seed)
+    _, avg_B = best_response(game, 1, spec.reference(0), [eq_B], n_starts=n_starts, seed=seed + 1)
+    _, br_B = best_response(game, 1, avg_A, [eq_B], n_starts=n_starts, seed=seed + 2)
+    _, br_A = best_response(game, 0, avg_B, [eq_A], n_starts=n_starts, seed=seed + 3)
+
+    def v(a, b) -> float:
+        return float(game.vote_share(_as_policy(a), _as_policy(b)))
+
+    return AveragingComparison(avg_A, avg_B, v(avg_A, avg_B), v(avg_A, eq_B), v(eq_A, avg_B), v(avg_A, br_B), v(br_A, avg_B))

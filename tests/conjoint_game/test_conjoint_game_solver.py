@@ -1,0 +1,202 @@
+"""The restricted minimax equilibrium of the conjoint game (issue 8): known solutions, the average
+case, the delta method, fixed factors and the Monte Carlo path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cosolve.conjoint.design import Design  # noqa: E402
+from cosolve.conjoint.model import OutcomeModel  # noqa: E402
+from cosolve.errors import InputError, UsageError  # noqa: E402
+from cosolve.methods.conjoint.gradient import optimize_policy  # noqa: E402
+from cosolve.methods.conjoint.minimax import solve_game  # noqa: E402
+from cosolve.methods.conjoint.minimax_exact import solve_matrix_game  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """These tensors are tiny: intra-op threads only add overhead (much of it on a busy machine)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def _model(design, link, interactions, theta, cov_scale=1e-3):
+    theta = np.asarray(theta, dtype=np.float64)
+    return OutcomeModel(design, link, interactions, theta, cov_scale * np.eye(theta.size))
+
+
+def _random_model(rng, design, link, interactions, scale):
+    P = design.n_features(interactions)
+    B = rng.normal(size=(P + 1, P + 1))
+    return OutcomeModel(design, link, interactions, rng.normal(0.0, scale, P + 1), 1e-4 * B @ B.T / (P + 1))
+
+
+SMALL = Design(
+    ("party", "age", "job", "gender"),
+    (("D", "R"), ("30", "50", "70"), ("law", "army", "farm"), ("m", "f")),
+    (np.array([0.5, 0.5]), np.array([0.2, 0.5, 0.3]), np.array([0.4, 0.3, 0.3]), np.array([0.5, 0.5])),
+)
+
+
+def test_condorcet_cycle_matches_the_matrix_game():
+    """Three groups with cyclic preferences over one free factor: no pure saddle point; with one free
+    factor the product policies are all mixed strategies, so the restricted equilibrium is the LP's."""
+    design = Design.uniform(["party", "x"], [["D", "R"], ["a", "b", "c"]])
+    ranks = {"g1": [2, 1, 0], "g2": [0, 2, 1], "g3": [1, 0, 2]}
+    models = {g: _model(design, "logit", False, [0.0, 0.3, 4.0 * (u[1] - u[0]), 4.0 * (u[2] - u[0])]) for g, u in ranks.items()}
+    shares = {"g1": 0.34, "g2": 0.33, "g3": 0.33}
+    fixed = {"fixed_A": {"party": "D"}, "fixed_B": {"party": "R"}}
+    exact = solve_matrix_game(models, shares, **fixed)
+    assert not exact.pure
+    res = solve_game(models, shares, lam=0.0, compare_averaging=False, **fixed)
+    assert res.estimator == "enumerate"
+    assert res.converged and res.exploitability < 1e-6
+    np.testing.assert_allclose(res.pi_A[1], exact.marginals_A[1], atol=1e-6)
+    np.testing.assert_allclose(res.pi_B[1], exact.marginals_B[1], atol=1e-6)
+    assert res.vote_share == pytest.approx(exact.value, abs=1e-8)
+    assert res.pi_A[0].tolist() == [1.0, 0.0] and res.pi_B[0].tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("lam", [0.0, 1e-3])
+def test_pure_saddle_point(lam):
+    """One logit group: the matrix game has a pure saddle at the best profile. Without a penalty the
+    restricted equilibrium is that profile (reached by dropping the vanishing levels from the
+    supports); a small KL penalty keeps it interior next to it."""
+    rng = np.random.default_rng(0)
+    model = _random_model(rng, SMALL, "logit", True, 0.8)
+    exact = solve_matrix_game({"all": model}, {"all": 1.0})
+    assert exact.pure and exact.value == pytest.approx(0.5)
+    res = solve_game({"all": model}, {"all": 1.0}, lam=lam, penalty="kl", compare_averaging=False)
+    assert res.converged and res.exploitability < 1e-6
+    for pi, marg in ((res.pi_A, exact.marginals_A), (res.pi_B, exact.marginals_B)):
+        assert [int(np.argmax(p)) for p in pi] == [int(np.argmax(m)) for m in marg]
+        if lam == 0:
+            for p, m in zip(pi, marg, strict=True):
+                np.testing.assert_array_equal(p, m)
+        else:
+            assert min(float(p.max()) for p in pi) > 0.9
+    assert res.vote_share == pytest.approx(0.5, abs=1e-12)  # a symmetric game
+    assert res.divergence < 1e-8
+
+
+@pytest.mark.parametrize(("penalty", "lam"), [("l2", 0.3), ("kl", 0.3), ("l2", 0.02)])
+def test_identity_game_separates_into_average_case_optima(penalty, lam):
+    """With identity links V = 0.5 + E_A[f] - E_B[f], f = phi . sum_g s_g theta_g: each party plays its
+    average-case optimum of that pooled model against p0 (gradient.py). With the small L2 penalty
+    that optimum has zeros, which logits reach only in the limit (gradient.py to ~1e-9)."""
+    rng = np.random.default_rng(1)
+    models = {g: _random_model(rng, SMALL, "identity", inter, 0.08) for g, inter in (("Dem", True), ("Rep", False))}
+    shares = {"Dem": 0.55, "Rep": 0.45}
+    pooled = 0.55 * models["Dem"].params
+    pooled[: models["Rep"].params.size] += 0.45 * models["Rep"].params
+    target = optimize_policy(_model(SMALL, "identity", True, pooled), lam, penalty=penalty)
+    res = solve_game(models, shares, lam=lam, penalty=penalty)
+    assert res.converged and res.exploitability < 1e-10
+    boundary = min(float(p.min()) for p in target.pi) < 1e-6
+    assert boundary == (lam == 0.02)
+    for pi in (res.pi_A, res.pi_B, res.averaging.pi_A, res.averaging.pi_B):
+        for p, q in zip(pi, target.pi, strict=True):
+            np.testing.assert_allclose(p, q, atol=1e-6 if boundary else 1e-8)
+    assert res.divergence < 1e-8 and res.vote_share == pytest.approx(0.5, abs=1e-12)
+    assert res.averaging.vote_share == pytest.approx(res.vote_share, abs=1e-10)
+
+
+def _game_inputs(rng, link):
+    general = {"Dem": _random_model(rng, SMALL, link, True, 0.4), "Rep": _random_model(rng, SMALL, link, False, 0.4)}
+    primaries = {"A": _random_model(rng, SMALL, link, True, 0.4), "B": general["Rep"]}
+    return general, {"Dem": 0.6, "Rep": 0.4}, primaries
+
+
+@pytest.mark.parametrize("link", ["identity", "logit"])
+def test_delta_method_matches_finite_differences(link):
+    """The implicit-differentiation Jacobians of V and of the policies against central differences
+    of the whole equilibrium solve along random directions of the stacked parameters."""
+    rng = np.random.default_rng(2)
+    general, shares, primaries = _game_inputs(rng, link)
+    kwargs = {"lam": 0.2, "penalty": "kl", "primaries": primaries, "fixed_A": {"party": "D"}, "fixed_B": {"party": "R"}}
+    res = solve_game(general, shares, compare_averaging=False, **kwargs)
+    assert res.converged and res.estimator == ("mc" if link == "identity" else "enumerate")
+    assert res.param_blocks == ["general:Dem", "general:Rep+primary:B", "primary:A"]
+    distinct = [general["Dem"], general["Rep"], primaries["A"]]
+    sizes = np.cumsum([0] + [m.params.size for m in distinct])
+    h = 1e-5
+    for _ in range(2):
+        v = rng.normal(size=sizes[-1])
+        out = []
+        for sign in (1.0, -1.0):
+            moved = [m.with_params(m.params + sign * h * v[sizes[k] : sizes[k + 1]]) for k, m in enumerate(distinct)]
+            g = {"Dem": moved[0], "Rep": moved[1]}
+            moved_primaries = {"A": moved[2], "B": moved[1]}
+            r = solve_game(
+                g, shares, uncertainty=False, compare_averaging=False, n_starts=0, **{**kwargs, "primaries": moved_primaries}
+            )
+            out.append((r.vote_share, np.concatenate(r.pi_A), np.concatenate(r.pi_B)))
+        fd_v = (out[0][0] - out[1][0]) / (2 * h)
+        assert res.jac_vote_share @ v == pytest.approx(fd_v, rel=1e-5, abs=1e-8)
+        np.testing.assert_allclose(res.jac_pi_A @ v, (out[0][1] - out[1][1]) / (2 * h), atol=1e-6)
+        np.testing.assert_allclose(res.jac_pi_B @ v, (out[0][2] - out[1][2]) / (2 * h), atol=1e-6)
+    Sigma = np.zeros((sizes[-1], sizes[-1]))
+    for k, m in enumerate(distinct):
+        Sigma[sizes[k] : sizes[k + 1], sizes[k] : sizes[k + 1]] = m.cov
+    assert res.vote_share_se == pytest.approx(np.sqrt(res.jac_vote_share @ Sigma @ res.jac_vote_share), rel=1e-12)
+
+
+def test_fixed_factors_stay_point_masses():
+    rng = np.random.default_rng(3)
+    general, shares, primaries = _game_inputs(rng, "logit")
+    res = solve_game(
+        general, shares, lam=(0.1, 0.2), primaries=primaries, fixed_A={"party": "D", "gender": "f"}, fixed_B={"party": "R"}
+    )
+    assert res.converged
+    for pi in (res.pi_A, res.averaging.pi_A):
+        assert pi[0].tolist() == [1.0, 0.0] and pi[3].tolist() == [0.0, 1.0]
+    for pi in (res.pi_B, res.averaging.pi_B):
+        assert pi[0].tolist() == [0.0, 1.0]
+    assert res.pi_se_A[0].tolist() == [0.0, 0.0] and res.pi_se_A[3].tolist() == [0.0, 0.0]
+    assert res.pi_se_B[0].tolist() == [0.0, 0.0] and res.pi_se_B[3].max() > 0
+    assert np.isfinite(res.divergence)  # over age and job, free for both
+    everything = {"party": "D", "age": "50", "job": "law", "gender": "m"}
+    pure = solve_game(general, shares, lam=0.1, fixed_A=everything, fixed_B={**everything, "party": "R"}, compare_averaging=False)
+    assert pure.converged and pure.iterations == 0 and np.isnan(pure.divergence) and pure.vote_share_se > 0
+
+
+def test_monte_carlo_solve_agrees_with_enumeration():
+    rng = np.random.default_rng(4)
+    general, shares, primaries = _game_inputs(rng, "logit")
+    kwargs = {
+        "lam": 0.1,
+        "primaries": primaries,
+        "fixed_A": {"party": "D"},
+        "fixed_B": {"party": "R"},
+        "compare_averaging": False,
+        "n_starts": 1,
+    }
+    exact = solve_game(general, shares, estimator="enumerate", **kwargs)
+    mc = solve_game(general, shares, estimator="mc", n_samples=4000, seed=1, **kwargs)
+    again = solve_game(general, shares, estimator="mc", n_samples=4000, seed=1, uncertainty=False, **{**kwargs, "n_starts": 0})
+    assert mc.vote_share == again.vote_share  # deterministic given the seed
+    assert mc.foc_norm < 1e-4 and mc.exploitability < 1e-4 and 0 < mc.vote_share_mc_se < 5e-3
+    assert abs(mc.vote_share - exact.vote_share) < 4 * mc.vote_share_mc_se + 1e-3
+    for a, b in zip(mc.pi_A + mc.pi_B, exact.pi_A + exact.pi_B, strict=True):
+        np.testing.assert_allclose(a, b, atol=0.02)
+    assert mc.vote_share_se == pytest.approx(exact.vote_share_se, rel=0.1)
+
+
+def test_input_errors():
+    rng = np.random.default_rng(5)
+    general, shares, _ = _game_inputs(rng, "identity")
+    with pytest.raises(InputError, match="sum to 1"):
+        solve_game(general, {"Dem": 0.6, "Rep": 0.6}, lam=0.1)
+    with pytest.raises(InputError, match="unknown factor"):
+        solve_game(general, shares, lam=0.1, fixed_A={"colour": "red"})
+    with pytest.raises(InputError, match="no level"):
+        solve_game(general, shares, lam=0.1, fixed_B={"party": "Green"})
+    with pytest.raises(UsageError, match="unknown penalty"):
+        solve_game(general, shares, lam=0.1, penalty="tv")
+    with pytest.raises(UsageError, match="lam"):
+        solve_game(general, shares, lam=-1.0)
