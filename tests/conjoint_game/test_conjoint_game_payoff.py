@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 from cosolve.conjoint.design import Design  # noqa: E402
 from cosolve.conjoint.model import OutcomeModel  # noqa: E402
 from cosolve.methods.conjoint import minimax_payoff as mp  # noqa: E402
-from cosolve.methods.conjoint.minimax import Game  # noqa: E402
 from cosolve.methods.conjoint.minimax_mc import MonteCarlo  # noqa: E402
+from cosolve.methods.conjoint.minimax_solver import Game  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -48,8 +48,16 @@ class PolicyResult:
         }
 
 
-def average_case(model: OutcomeModel, lam: float, *, penalty: str = "l2", solver: str = "auto") -> PolicyResult:
-    """The average-case optimum (module docstring); ``solver``: auto, closed-form or gradient."""
+def average_case(model: OutcomeModel, lam: float, *, penalty: str = "l2", solver: str = "auto", threads: int = 1) -> PolicyResult:
+    """The average-case optimum (module docstring); ``solver``: auto, closed-form or gradient;
+    ``threads``: torch's intra-op threads while it runs (tiny tensors: one is fastest)."""
+    from cosolve.methods.conjoint.gradient import torch_threads
+
+    with torch_threads(threads):
+        return _average_case(model, lam, penalty, solver)
+
+
+def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) -> PolicyResult:
     if penalty not in PENALTIES:
         raise UsageError(f"unknown penalty {penalty!r}; valid: {', '.join(PENALTIES)}")
     if solver not in ("auto", "closed-form", "gradient"):

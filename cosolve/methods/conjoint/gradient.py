@@ -14,6 +14,8 @@ independent under ``pi``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +39,18 @@ class GradientSolution:
     iterations: int
     grad_norm: float
     converged: bool
+
+
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run the block with torch's intra-op thread count set to ``n``, then restore it."""
+    torch = _torch()
+    previous = torch.get_num_threads()
+    torch.set_num_threads(max(1, int(n)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 def _torch():

@@ -44,7 +44,7 @@ def best_response(
     """``(value, pi)``: the best payoff ``U_P`` found against ``pi_other`` (list of (L_d,)) and the policy
     (list of numpy (L_d,)) that attains it; ``starts``: extra initial policies (module docstring)."""
     torch = _torch()
-    from cosolve.methods.conjoint.minimax import Player
+    from cosolve.methods.conjoint.minimax_solver import Player
 
     P = Player(game.spec, player)  # every level, whatever the equilibrium's support
     other = _as_policy(pi_other)
