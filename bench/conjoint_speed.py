@@ -61,16 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         result, t = timed(lambda m=method: Solver(m, time_limit=args.mip_time, threads=1).solve(problem))
         rows.append((f"best single profile, {method} (budget {args.mip_time:g} s)", t,
                      f"{result.status.value}, objective {result.objective:.5f}, bound {result.bound}"))  # fmt: skip
-    try:
-        from cosolve.methods.conjoint.minimax import solve_presidential_game
-    except ImportError:
-        solve_presidential_game = None
-    if solve_presidential_game is not None:
-        for primaries in (False, True):
-            game, t = timed(lambda p=primaries: solve_presidential_game(data, lam=args.lam, primaries=p))
-            rows.append((f"minimax equilibrium{' with primaries' if primaries else ''} (fits included)", t,
-                         f"vote share {game.vote_share:.4f} (se {game.vote_share_se:.4f}), exploitability "
-                         f"{game.exploitability:.1e}, divergence {game.divergence:.4f}"))  # fmt: skip
+    from cosolve.methods.conjoint.presidential import solve_presidential_game
+
+    for primaries in (False, True):
+        game, t = timed(lambda p=primaries: solve_presidential_game(data, lam=args.lam, primaries=p))
+        rows.append((f"minimax equilibrium{' with primaries' if primaries else ''} (fits included)", t,
+                     f"vote share {game.vote_share:.4f} (se {game.vote_share_se:.4f}), exploitability "
+                     f"{game.exploitability:.1e}, divergence {game.divergence:.4f}"))  # fmt: skip
     lines = [
         "# Conjoint timings on the presidential design (13 factors)",
         "",
