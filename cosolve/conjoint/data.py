@@ -26,6 +26,7 @@ import pandas as pd
 
 from cosolve.conjoint.design import Design
 from cosolve.errors import InputError, UsageError
+from cosolve.io.bundled import resolve_named
 
 #: where the bundled conjoint data sets live in a checkout (absent from an installed wheel)
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "conjoint"
@@ -135,14 +136,7 @@ def bundled_conjoint() -> Path:
 
 def resolve_data(name: str | os.PathLike) -> Path:
     """A path to an existing file, or the bundled data set called ``name``; else InputError."""
-    path = Path(name)
-    if path.exists():
-        return path
-    bundled = bundled_datasets()
-    if str(name) in bundled:
-        return bundled[str(name)]
-    known = ", ".join(bundled) or "none in this installation"
-    raise InputError(f"no such file, and no bundled conjoint data set of that name (bundled: {known})", where=str(name))
+    return resolve_named(name, bundled_datasets(), "conjoint")
 
 
 def natural_key(level: str) -> tuple:

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from cosolve.errors import InputError
+from cosolve.io.bundled import resolve_named
 
 #: where the bundled OLPS data sets live in a checkout (absent from an installed wheel)
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "olps"
@@ -28,14 +29,7 @@ def bundled_datasets() -> dict[str, Path]:
 
 def resolve_data(name: str | os.PathLike) -> Path:
     """A path to an existing file, or the bundled data set called ``name``; else InputError."""
-    path = Path(name)
-    if path.exists():
-        return path
-    bundled = bundled_datasets()
-    if str(name) in bundled:
-        return bundled[str(name)]
-    known = ", ".join(bundled) or "none in this installation"
-    raise InputError(f"no such file, and no bundled data set of that name (bundled: {known})", where=str(name))
+    return resolve_named(name, bundled_datasets(), "price-relative")
 
 
 def read_relatives(path: str | os.PathLike) -> np.ndarray:

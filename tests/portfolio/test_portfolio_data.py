@@ -25,7 +25,7 @@ def test_bundled_data_sets_by_name_or_path():
     path = resolve_data("nyse_o")
     assert path.name == "nyse_o.csv" and read_relatives(path).shape == (5651, 36)
     assert resolve_data(str(path)) == path
-    with pytest.raises(InputError, match=r"nope\.csv: no such file, and no bundled data set .*djia, nyse_o, sp500, tse"):
+    with pytest.raises(InputError, match=r"nope\.csv: no such file, and no bundled .*data set .*djia, nyse_o, sp500, tse"):
         resolve_data("nope.csv")
 
 
