@@ -20,7 +20,6 @@ Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import platform
 import sys
@@ -28,7 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit
+from csv_results import append_row, git_commit, read_rows
 
 DESIGNS = {5: 3, 10: 3, 20: 2}  # factors -> levels per factor
 FIELDS = [
@@ -72,8 +71,7 @@ def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
 
 
 def report(path: Path, out: Path) -> str:
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(path)
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((int(r["factors"]), int(r["n"])), []).append(r)
@@ -115,10 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.csv"
     if not args.report_only:
-        done = set()
-        if path.exists():
-            with path.open() as f:
-                done = {(int(r["factors"]), int(r["n"]), int(r["replicate"])) for r in csv.DictReader(f)}
+        done = {(int(r["factors"]), int(r["n"]), int(r["replicate"])) for r in read_rows(path)}
         grid = [key for key in itertools.product(args.factors, args.n, range(args.replicates)) if key not in done]
         print(f"{len(grid)} replicates to run", flush=True)
         for count, (factors, n, rep) in enumerate(grid, 1):

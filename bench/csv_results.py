@@ -15,6 +15,14 @@ def git_commit() -> str:
         return "unknown"
 
 
+def read_rows(path: Path) -> list[dict]:
+    """The rows of the CSV at ``path`` as dicts of strings; none if the file does not exist yet."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def append_row(path: Path, fields: list[str], row: dict) -> None:
     """Append ``row`` to the CSV at ``path``, writing the header first if the file is new."""
     new = not path.exists()

@@ -15,14 +15,14 @@ curves at 0.25%.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import platform
 import sys
+from functools import cache
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit
+from csv_results import append_row, git_commit, read_rows
 
 DATA = ["nyse_o", "tse", "sp500", "djia"]
 COSTS = [0.0, 0.001, 0.0025, 0.005]
@@ -44,10 +44,17 @@ def label(name: str, params: dict) -> str:
     return name + "(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")"
 
 
-def run_one(data: str, cost: float, name: str, params: dict) -> tuple[dict, np.ndarray]:
-    from cosolve.portfolio import backtest, get_strategy, read_relatives, resolve_data
+@cache  # one read per market, not one per backtest
+def market(data: str) -> np.ndarray:
+    from cosolve.portfolio import read_relatives, resolve_data
 
-    x = read_relatives(resolve_data(data))
+    return read_relatives(resolve_data(data))
+
+
+def run_one(data: str, cost: float, name: str, params: dict) -> tuple[dict, np.ndarray]:
+    from cosolve.portfolio import backtest, get_strategy
+
+    x = market(data)
     strategy = get_strategy(name, **params)
     result = backtest(x, strategy, cost=cost)
     m = result.metrics()
@@ -62,8 +69,7 @@ def run_one(data: str, cost: float, name: str, params: dict) -> tuple[dict, np.n
 
 
 def report(path: Path, out: Path) -> str:
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(path)
     lines = [
         "# PSGA online backtests",
         "",
@@ -139,10 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.csv"
     if not args.report_only:
-        done = set()
-        if path.exists():
-            with path.open() as f:
-                done = {(r["data"], float(r["cost"]), r["label"]) for r in csv.DictReader(f)}
+        done = {(r["data"], float(r["cost"]), r["label"]) for r in read_rows(path)}
         curves: dict[str, dict[str, np.ndarray]] = {}
         for data in args.data:
             for cost in args.costs:

@@ -19,14 +19,14 @@ has the tables.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import platform
 import sys
+from functools import cache
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit
+from csv_results import append_row, git_commit, read_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = {36: "nyse_o", 88: "tse"}
@@ -36,6 +36,7 @@ FIELDS = [
 ]  # fmt: skip
 
 
+@cache  # one read (or generation) per market, not one per instance
 def relatives(n: int) -> tuple[str, np.ndarray]:
     if n in REAL:
         name = REAL[n]
@@ -95,8 +96,7 @@ def _rel(a: float, b: float) -> float:
 
 
 def report(path: Path, out: Path) -> str:
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(path)
     inst: dict[tuple, dict[str, dict]] = {}
     for r in rows:
         key = (int(r["n"]), int(r["k"]), float(r["mu"]), r["regime"], int(r["period"]))
@@ -186,12 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.csv"
     if not args.report_only:
-        done = set()
-        if path.exists():
-            with path.open() as f:
-                done = {
-                    (int(r["n"]), int(r["k"]), float(r["mu"]), r["regime"], r["source"], r["period"]) for r in csv.DictReader(f)
-                }
+        done = {(int(r["n"]), int(r["k"]), float(r["mu"]), r["regime"], r["source"], r["period"]) for r in read_rows(path)}
         grid = list(itertools.product(args.n, args.k, args.mu, args.regimes, range(args.periods)))
         for count, (n, k, mu, regime, index) in enumerate(grid, 1):
             source, t, problem = make_instance(n, k, mu, regime, index)

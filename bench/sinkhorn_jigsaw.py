@@ -13,7 +13,6 @@ over seeds per k and variant.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import platform
 import sys
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit
+from csv_results import append_row, git_commit, read_rows
 
 IMAGES = ["astronaut", "camera", "cat", "coffee", "rocket", "immunohistochemistry", "hubble_deep_field", "brick", "coins", "moon"]
 FIELDS = [
@@ -66,8 +65,7 @@ def run_one(image: str, k: int, variant: str, seed: int, time_limit: float) -> d
 
 
 def report(path: Path, out: Path) -> str:
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(path)
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((int(r["k"]), float(r["time_limit"]), r["variant"]), []).append(r)
@@ -108,12 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.csv"
     if not args.report_only:
-        done = set()
-        if path.exists():
-            with path.open() as f:
-                done = {
-                    (r["image"], int(r["k"]), r["variant"], int(r["seed"]), float(r["time_limit"])) for r in csv.DictReader(f)
-                }
+        done = {(r["image"], int(r["k"]), r["variant"], int(r["seed"]), float(r["time_limit"])) for r in read_rows(path)}
         grid = itertools.product(args.images, args.k, args.variants, args.seeds)
         todo = [key for key in grid if (*key, args.time) not in done]
         print(f"{len(todo)} runs to do ({len(done)} already in {path})", flush=True)

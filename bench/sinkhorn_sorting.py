@@ -14,7 +14,6 @@ deviation, min..max) over seeds per N, range and variant.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import platform
 import sys
@@ -22,7 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit
+from csv_results import append_row, git_commit, read_rows
 
 FIELDS = [
     "n", "low", "high", "variant", "objective", "seed", "steps", "batch_size", "lr", "train_count", "test_count",
@@ -36,10 +35,7 @@ def batch_size_for(n: int) -> int:
 
 
 def done_keys(path: Path) -> set[tuple]:
-    if not path.exists():
-        return set()
-    with path.open() as f:
-        return {(int(r["n"]), float(r["low"]), r["variant"], r["objective"], int(r["seed"])) for r in csv.DictReader(f)}
+    return {(int(r["n"]), float(r["low"]), r["variant"], r["objective"], int(r["seed"])) for r in read_rows(path)}
 
 
 def run_one(n: int, low: float, variant: str, objective: str, seed: int, args: argparse.Namespace) -> dict:
@@ -67,8 +63,7 @@ def run_one(n: int, low: float, variant: str, objective: str, seed: int, args: a
 
 
 def report(path: Path, out: Path) -> str:
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = read_rows(path)
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault((int(r["n"]), float(r["low"]), r["objective"], r["variant"]), []).append(r)

@@ -97,7 +97,7 @@ def _optimize(args: argparse.Namespace) -> int:
     data, path = load(args)
     check_output(args.plot, str(path), "--plot")
     if args.plot:
-        from cosolve.portfolio.plot import check_plot_format
+        from cosolve.cli.plots import check_plot_format
 
         check_plot_format(args.plot)
     if args.mode == "minimax":

@@ -35,17 +35,8 @@ def _shares(text: str | None) -> dict[str, float] | None:
     return out
 
 
-def _table(design, pi, se) -> dict[str, dict[str, dict[str, float | None]]]:
-    def num(v: float) -> float | None:
-        return float(v) if math.isfinite(v) else None
-
-    return {
-        f: {lv: {"p": float(p[i]), "se": num(s[i]), "p0": float(q[i])} for i, lv in enumerate(levels)}
-        for f, levels, p, s, q in zip(design.factors, design.levels, pi, se, design.p0, strict=True)
-    }
-
-
 def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, started: float) -> int:
+    from cosolve.methods.conjoint.policy import policy_table
     from cosolve.methods.conjoint.presidential import solve_presidential_game
 
     parties = _pair(args.parties, "--parties")
@@ -69,7 +60,10 @@ def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, starte
         "vote_share_se": game.vote_share_se, "vote_share_mc_se": game.vote_share_mc_se,
         "exploitability": game.exploitability, "divergence": game.divergence, "converged": game.converged,
         "estimator": game.estimator, "iterations": game.iterations,
-        "policy": {parties[0]: _table(design, game.pi_A, game.pi_se_A), parties[1]: _table(design, game.pi_B, game.pi_se_B)},
+        "policy": {
+            parties[0]: policy_table(design, game.pi_A, game.pi_se_A),
+            parties[1]: policy_table(design, game.pi_B, game.pi_se_B),
+        },
         "averaging": None if averaging is None else {
             "vote_share": averaging.vote_share, "worst_case_A": averaging.worst_case_A, "worst_case_B": averaging.worst_case_B,
         },

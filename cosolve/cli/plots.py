@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
 
 PLOTTABLE = ("tsp", "jigsaw")
+
+
+def check_plot_format(path: str | os.PathLike) -> None:
+    """UsageError unless ``path`` ends in an image format matplotlib writes (checked before any
+    work, for every ``--plot`` of the CLI)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in formats:
+        given = repr(suffix) if suffix else "(no extension)"
+        raise UsageError(f"--plot {path}: unknown picture format {given}; use one of: {', '.join(sorted(formats))}")
 
 
 def check_plottable(problem: Problem) -> None:

@@ -86,7 +86,7 @@ def _backtest(args: argparse.Namespace) -> int:
     path = resolve_data(args.data)
     check_output(args.plot, str(path), "--plot")
     if args.plot:
-        from cosolve.portfolio.plot import check_plot_format
+        from cosolve.cli.plots import check_plot_format
 
         check_plot_format(args.plot)
 

@@ -72,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
     read_time = time.perf_counter() - start
     solver.check_supports(problem)
     if args.plot:
-        from cosolve.cli.plots import check_plottable
+        from cosolve.cli.plots import check_plot_format, check_plottable
 
+        check_plot_format(args.plot)
         check_plottable(problem)
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())

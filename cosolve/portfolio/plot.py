@@ -3,23 +3,8 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
-
-from cosolve.errors import UsageError
-
-
-def check_plot_format(path: str | os.PathLike) -> None:
-    """UsageError unless ``path`` ends in an image format matplotlib writes (checked before any
-    backtest runs)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in formats:
-        given = repr(suffix) if suffix else "(no extension)"
-        raise UsageError(f"--plot {path}: unknown picture format {given}; use one of: {', '.join(sorted(formats))}")
 
 
 def plot_wealth(curves: dict[str, np.ndarray], path: str | os.PathLike, title: str = "") -> None:

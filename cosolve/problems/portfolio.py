@@ -26,6 +26,12 @@ HOLDING_EPS = 1e-9
 _SUM_TOL = 1e-7
 
 
+def tco_objective(b: np.ndarray, v: np.ndarray, h: np.ndarray, eta: float, lam: float, mu: float) -> float:
+    """``F(b) = -eta <v, b> + lam ||b - h||_1 + mu/2 ||b - h||^2`` for ``b, v, h`` (n,)."""
+    d = b - h
+    return float(-eta * (v @ b) + lam * np.abs(d).sum() + 0.5 * mu * (d @ d))
+
+
 class PortfolioPeriod(Problem):
     """``v``, ``h``: (n,) float arrays; ``eta > 0``, ``lam >= 0``, ``mu >= 0``, ``1 <= k <= n``."""
 
@@ -64,8 +70,7 @@ class PortfolioPeriod(Problem):
         return {**super().info(), "eta": self.eta, "lam": self.lam, "mu": self.mu}
 
     def objective(self, b: np.ndarray) -> float:
-        d = b - self.h
-        return float(-self.eta * (self.v @ b) + self.lam * np.abs(d).sum() + 0.5 * self.mu * (d @ d))
+        return tco_objective(b, self.v, self.h, self.eta, self.lam, self.mu)
 
     def evaluate(self, solution: np.ndarray) -> Evaluation:
         b = np.asarray(solution, dtype=np.float64)

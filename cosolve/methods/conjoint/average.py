@@ -18,7 +18,7 @@ from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
 from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty
 from cosolve.methods.conjoint.gradient import PENALTIES, optimize_policy
-from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_value
+from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value
 
 
 @dataclass
@@ -39,13 +39,9 @@ class PolicyResult:
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
 
-    def policy_table(self, model: OutcomeModel) -> dict[str, dict[str, dict[str, float]]]:
+    def policy_table(self, model: OutcomeModel) -> dict[str, dict[str, dict[str, float | None]]]:
         """``{factor: {level: {"p": ..., "se": ..., "p0": ...}}}`` (JSON-able)."""
-        design = model.design
-        return {
-            f: {lv: {"p": float(p[i]), "se": float(s[i]), "p0": float(q[i])} for i, lv in enumerate(levels)}
-            for f, levels, p, s, q in zip(design.factors, design.levels, self.pi, self.pi_se, design.p0, strict=True)
-        }
+        return policy_table(model.design, self.pi, self.pi_se)
 
 
 def average_case(model: OutcomeModel, lam: float, *, penalty: str = "l2", solver: str = "auto", threads: int = 1) -> PolicyResult:

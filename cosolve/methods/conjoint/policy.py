@@ -42,6 +42,19 @@ def from_z(design: Design, z: np.ndarray) -> list[np.ndarray]:
     return [np.concatenate([[1.0 - z[o[d] : o[d + 1]].sum()], z[o[d] : o[d + 1]]]) for d in range(design.n_factors)]
 
 
+def policy_table(design: Design, pi: list[np.ndarray], se: list[np.ndarray]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """``{factor: {level: {"p": ..., "se": ..., "p0": ...}}}`` for JSON (a non-finite ``se``, e.g.
+    undefined at a degenerate equilibrium, becomes None)."""
+
+    def num(v: float) -> float | None:
+        return float(v) if np.isfinite(v) else None
+
+    return {
+        f: {lv: {"p": float(p[i]), "se": num(s[i]), "p0": float(q[i])} for i, lv in enumerate(levels)}
+        for f, levels, p, s, q in zip(design.factors, design.levels, pi, se, design.p0, strict=True)
+    }
+
+
 def interaction_blocks(model: OutcomeModel) -> dict[tuple[int, int], np.ndarray]:
     """``G_de`` ((L_d - 1), (L_e - 1)) per factor pair of an interaction model (empty without)."""
     design = model.design

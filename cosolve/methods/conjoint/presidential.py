@@ -85,17 +85,21 @@ def game_models(
     return GameModels(general, dict(shares), primary_models, fixed_A, fixed_B)
 
 
-def solve_presidential_game(data: ConjointData, *, lam: float, primaries: bool = False, penalty: str = "l2", **options):
-    """Fit the game's models and solve it; ``options`` go to :func:`game_models` (its keywords)
-    and the rest to :func:`~cosolve.methods.conjoint.minimax.solve_game`."""
-    import inspect
-
+def solve_presidential_game(
+    data: ConjointData,
+    *,
+    lam: float,
+    primaries: bool = False,
+    penalty: str = "l2",
+    solve_options: dict | None = None,
+    **fit_options,
+):
+    """Fit the game's models (``fit_options``: the keywords of :func:`game_models`) and solve it
+    with :func:`~cosolve.methods.conjoint.minimax.solve_game` (``solve_options``: its other keywords)."""
     from cosolve.methods.conjoint.minimax import solve_game
 
-    fit_keys = set(inspect.signature(game_models).parameters) - {"data", "primaries"}
-    models = game_models(data, primaries=primaries, **{k: v for k, v in options.items() if k in fit_keys})
-    rest = {k: v for k, v in options.items() if k not in fit_keys}
+    models = game_models(data, primaries=primaries, **fit_options)
     return solve_game(
         models.general, models.shares, lam=lam, penalty=penalty, primaries=models.primaries, fixed_A=models.fixed_A,
-        fixed_B=models.fixed_B, **rest,
+        fixed_B=models.fixed_B, **(solve_options or {}),
     )  # fmt: skip

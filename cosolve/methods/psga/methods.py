@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from cosolve.baselines._exact import ran_out_of_time, stopped, time_left
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
@@ -53,8 +54,6 @@ class PsgaMethod(Method):
 
         o = ctx.options
         starts = _starts(o["starts"])
-        if o["rho_factor"] <= 1.0:
-            raise UsageError("psga: rho_factor must be above 1 for the penalty to be exact")
         p = problem
         runs = solve_period(
             p.v, p.h, eta=p.eta, lam=p.lam, mu=p.mu, k=p.k, rho_factor=o["rho_factor"], starts=starts, polish=o["polish"],
@@ -76,9 +75,8 @@ class PsgaMethod(Method):
 
 
 def _stopped(ctx: SolveContext) -> Termination:
-    if ctx.deadline.interrupted:
-        return Termination.INTERRUPTED
-    return Termination.TIME_LIMIT if ctx.deadline.stop_requested else Termination.OTHER_LIMIT
+    """Why an unfinished run stopped: the deadline (time limit or interrupt), else its iteration limit."""
+    return stopped(ctx.deadline) if ctx.deadline.stop_requested else Termination.OTHER_LIMIT
 
 
 @register
@@ -142,10 +140,10 @@ class OrtoolsMip(Method):
             objective.SetCoefficient(d[i], p.lam)
         objective.SetMinimization()
         solver.SetNumThreads(max(1, ctx.threads))
-        remaining = ctx.deadline.remaining()
-        if remaining <= 0:
-            return Outcome(_stopped(ctx))
-        if np.isfinite(remaining):
+        if ctx.deadline.stop_requested:
+            return Outcome(stopped(ctx.deadline))
+        remaining = time_left(ctx.deadline)
+        if remaining is not None:
             solver.SetTimeLimit(max(1, int(remaining * 1000)))
         params = pywraplp.MPSolverParameters()
         params.SetDoubleParam(params.RELATIVE_MIP_GAP, 0.0)  # "optimal" means proven, as for scip
@@ -157,4 +155,4 @@ class OrtoolsMip(Method):
         if status == pywraplp.Solver.OPTIMAL:
             ctx.trace.offer_bound(objective.BestBound())
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)
-        return Outcome(_stopped(ctx) if ctx.deadline.remaining() <= 0.05 else Termination.OTHER_LIMIT)
+        return Outcome(stopped(ctx.deadline) if ran_out_of_time(ctx.deadline) else Termination.OTHER_LIMIT)

@@ -27,13 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cosolve.errors import UsageError
 from cosolve.methods.psga.prox import exact_prox, psga_kernel
-
-
-def tco_objective(b: np.ndarray, v: np.ndarray, h: np.ndarray, eta: float, lam: float, mu: float) -> float:
-    """``F(b) = -eta <v, b> + lam ||b - h||_1 + mu/2 ||b - h||^2`` for ``b, v, h`` (n,)."""
-    d = b - h
-    return float(-eta * (v @ b) + lam * np.abs(d).sum() + 0.5 * mu * (d @ d))
+from cosolve.problems.portfolio import tco_objective
 
 
 def top_k_sum(b: np.ndarray, k: int) -> float:
@@ -58,7 +54,8 @@ def penalty_threshold(v: np.ndarray, eta: float, lam: float, mu: float) -> float
 
 
 def penalised_objective(b: np.ndarray, v, h, eta: float, lam: float, mu: float, k: int, rho: float) -> float:
-    """``F(b) + rho (||b||_1 - top_K(b))``."""
+    """``F(b) + rho (||b||_1 - top_K(b))`` (numpy; the PSGA kernel has its own numba copy, which the
+    tests check against this one)."""
     return tco_objective(b, v, h, eta, lam, mu) + rho * (np.abs(b).sum() - top_k_sum(b, k))
 
 
@@ -155,6 +152,12 @@ def start_point(name: str, v: np.ndarray, h: np.ndarray, eta: float, lam: float,
     return np.full(n, 1.0 / n)
 
 
+def check_rho_factor(rho_factor: float) -> None:
+    """UsageError unless ``rho_factor > 1`` (at 1 the penalty is only at its threshold, not exact)."""
+    if not rho_factor > 1.0:
+        raise UsageError(f"psga: rho_factor must be above 1 for the penalty to be exact, got {rho_factor:g}")
+
+
 def solve_period(
     v: np.ndarray,
     h: np.ndarray,
@@ -172,8 +175,7 @@ def solve_period(
     """PSGA from each of ``starts`` with ``rho = rho_factor * penalty_threshold``: per start the
     K-sparse portfolio (n,) (its support re-solved exactly with ``polish``, else the iterate with
     the tail cut and rescaled) and the run. ``options`` go to :func:`psga` (alpha, prox, tol, …)."""
-    if rho_factor <= 1.0:
-        raise ValueError("rho_factor must be above 1 for the penalty to be exact")
+    check_rho_factor(rho_factor)
     rho = rho_factor * penalty_threshold(v, eta, lam, mu)
     out = []
     for name in starts:

@@ -43,13 +43,14 @@ class PsgaStrategy(Strategy):
     }
 
     def reset(self, n: int) -> None:
-        self.iterations: list[int] = []
-        self.seconds: list[float] = []
+        from cosolve.methods.psga.psga import check_rho_factor
+
+        check_rho_factor(self.config["rho_factor"])  # before day 1, not on day 2
+        self.iterations: list[int] = []  # PSGA iterations per day (both starts), for the benchmarks
 
     def decide(self, history: np.ndarray, b_hat: np.ndarray) -> np.ndarray:
-        import time
-
-        from cosolve.methods.psga.psga import solve_period, tco_objective
+        from cosolve.methods.psga.psga import solve_period
+        from cosolve.problems.portfolio import tco_objective
 
         c = self.config
         k = min(c["k"], self.n)
@@ -60,10 +61,8 @@ class PsgaStrategy(Strategy):
         xp = reversal(history) if c["predictor"] == "reversal" else moving_average(history, c["window"])
         v = xp / (b_hat @ xp)
         lam = 10.0 * self.cost if c["lam"] is None else c["lam"]
-        started = time.perf_counter()
         runs = solve_period(
             v, b_hat, eta=c["eta"], lam=lam, mu=c["mu"], k=k, rho_factor=c["rho_factor"], alpha=c["alpha"], prox=c["prox"]
         )
-        self.seconds.append(time.perf_counter() - started)
         self.iterations.append(sum(run.iterations for _, run in runs))
         return min((b for b, _ in runs), key=lambda b: tco_objective(b, v, b_hat, c["eta"], lam, c["mu"]))
