@@ -15,16 +15,6 @@ from cosolve.methods.conjoint import minimax_payoff as mp  # noqa: E402
 from cosolve.methods.conjoint.minimax_mc import MonteCarlo  # noqa: E402
 from cosolve.methods.conjoint.minimax_solver import Game  # noqa: E402
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """These tensors are tiny: intra-op threads only add overhead (much of it on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 DESIGN = Design(
     ("party", "age", "job"),
     (("D", "R"), ("30", "50", "70"), ("law", "army", "farm")),

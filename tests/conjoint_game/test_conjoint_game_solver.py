@@ -16,15 +16,6 @@ from cosolve.methods.conjoint.minimax import solve_game  # noqa: E402
 from cosolve.methods.conjoint.minimax_exact import solve_matrix_game  # noqa: E402
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """These tensors are tiny: intra-op threads only add overhead (much of it on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def _model(design, link, interactions, theta, cov_scale=1e-3):
     theta = np.asarray(theta, dtype=np.float64)
     return OutcomeModel(design, link, interactions, theta, cov_scale * np.eye(theta.size))
