@@ -36,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--lambda", dest="lam", type=float, default=0.5, help="penalty weight (default 0.5)")
     o.add_argument("--penalty", choices=("l2", "kl"), default="l2")
     o.add_argument("--solver", choices=("auto", "closed-form", "gradient"), default="auto", help="average mode's optimiser")
+    o.add_argument(
+        "--link",
+        choices=("identity", "logit"),
+        default="identity",
+        help="outcome model: linear probability (identity) or forced-choice logit (default identity)",
+    )
     o.add_argument("--no-interactions", action="store_true", help="main effects only")
     o.add_argument("--outcome", default="Y")
     o.add_argument("--respondent", default="id")
@@ -107,7 +113,7 @@ def _optimize(args: argparse.Namespace) -> int:
     from cosolve.conjoint.fit import fit_outcome_model
     from cosolve.methods.conjoint.average import average_case
 
-    model = fit_outcome_model(data, link="identity", interactions=not args.no_interactions)
+    model = fit_outcome_model(data, link=args.link, interactions=not args.no_interactions)
     fit_seconds = time.perf_counter() - started
     result = average_case(model, args.lam, penalty=args.penalty, solver=args.solver)
     if args.plot:
@@ -117,10 +123,11 @@ def _optimize(args: argparse.Namespace) -> int:
         plot_policies(model.design, {"optimal policy": (result.pi, result.pi_se)}, args.plot, title)
     out: dict[str, Any] = {
         "mode": "average", "data": str(path), "respondents": data.n_respondents, "rows": len(data),
-        "lambda": args.lam, "penalty": args.penalty, "solver": result.solver, "note": result.note,
+        "lambda": args.lam, "penalty": args.penalty, "link": args.link, "solver": result.solver, "note": result.note,
         "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
         "policy": result.policy_table(model), "interactions": model.interactions,
         "parameters": int(model.params.size), "fit_seconds": fit_seconds, "optimize_seconds": result.seconds,
+        "estimator": result.extra.get("estimator", "exact"), "value_mc_se": result.extra.get("mc_se", 0.0),
         "seconds": time.perf_counter() - started, "plot": args.plot,
     }  # fmt: skip
     if args.json:
@@ -128,11 +135,12 @@ def _optimize(args: argparse.Namespace) -> int:
         return 0
     terms = "main effects and two-way interactions" if model.interactions else "main effects"
     print(f"{path.name}: {len(data)} profiles, {data.n_respondents} respondents")
-    print(f"outcome model: {model.params.size} parameters ({terms}), fit in {fit_seconds:.2f} s")
+    print(f"outcome model: {args.link} link, {model.params.size} parameters ({terms}), fit in {fit_seconds:.2f} s")
     print(f"average-case policy, {args.penalty} penalty, lambda {args.lam:g}: {result.solver} in {result.seconds:.2f} s")
     if result.note:
         print(f"note: {result.note}")
-    print(f"value {result.value:.4f} (se {result.value_se:.4f}); randomisation p0: {result.p0_value:.4f}")
+    mc = f", Monte Carlo se {result.extra['mc_se']:.1e}" if result.extra.get("mc_se") else ""
+    print(f"value {result.value:.4f} (se {result.value_se:.4f}{mc}); randomisation p0: {result.p0_value:.4f}")
     for factor, levels in out["policy"].items():
         shown = ", ".join(f"{lv} {v['p']:.3f}±{1.96 * v['se']:.3f}" for lv, v in levels.items())
         print(f"  {factor}: {shown}")

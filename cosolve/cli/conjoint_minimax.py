@@ -44,7 +44,7 @@ def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, starte
     game = solve_presidential_game(
         data, lam=args.lam, primaries=args.primaries, penalty=args.penalty, group_column=args.group_column, parties=parties,
         shares=_shares(args.shares), party_factor=party_factor, party_levels=_pair(args.party_levels, "--party-levels"),
-        interactions=not args.no_interactions,
+        interactions=not args.no_interactions, link=args.link,
     )  # fmt: skip
     design = data.design
     if args.plot:
@@ -55,6 +55,7 @@ def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, starte
     averaging = game.averaging
     out: dict[str, Any] = {
         "mode": "minimax", "data": str(path), "respondents": data.n_respondents, "lambda": args.lam, "penalty": args.penalty,
+        "link": args.link,
         "primaries": args.primaries, "parties": list(parties),
         "value": game.vote_share, "value_se": game.vote_share_se, "vote_share": game.vote_share,
         "vote_share_se": game.vote_share_se, "vote_share_mc_se": game.vote_share_mc_se,

@@ -87,6 +87,15 @@ def test_average_policy_improves_on_the_randomisation(small_csv, capsys):
     assert np.isfinite(out["value_se"])
 
 
+def test_logit_average_case(small_csv, capsys):
+    path, design = small_csv
+    assert main(_args(path, "--link", "logit", "--penalty", "kl", "--lambda", "0.1", "--json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["link"] == "logit" and out["solver"] == "gradient" and out["estimator"] == "enumerate"
+    assert out["p0_value"] == 0.5 and out["value"] > 0.5 and out["value_se"] > 0 and out["value_mc_se"] == 0.0
+    assert set(out["policy"]) == set(design.factors)
+
+
 def test_minimax_json_on_a_small_game(small_csv, capsys):
     path, design = small_csv
     extra = ["--mode", "minimax", "--group-column", "group", "--parties", "A,B", "--party-factor", "none", "--penalty", "kl",

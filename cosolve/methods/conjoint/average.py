@@ -1,10 +1,21 @@
 """The average-case policy with its uncertainty: closed form where it applies, else gradient ascent.
 
-``average_case(model, lam)`` maximises ``Q(pi) - lam * Pen(pi, p0)`` for an identity-link outcome
-model. With the L2 penalty it first tries the closed form (:func:`~cosolve.methods.conjoint.policy.closed_form`)
-and falls back to gradient ascent when a check fails (``C`` not negative definite, or the stationary
-point outside the simplex); the KL penalty always uses gradient ascent. Standard errors come from the
-delta method through whichever solver produced the policy.
+``average_case(model, lam)`` maximises ``Q(pi) - lam * Pen(pi, p0)``.
+
+- Identity link: with the L2 penalty it first tries the closed form
+  (:func:`~cosolve.methods.conjoint.policy.closed_form`) and falls back to gradient ascent
+  (:mod:`~cosolve.methods.conjoint.gradient`) when a check fails (``C`` not negative definite, or the
+  stationary point outside the simplex); the KL penalty always uses gradient ascent.
+- Logit link: ``Q(pi) = E_{x ~ pi, x' ~ p0} sigmoid(f(x) - f(x'))``, the chance that a profile drawn
+  from ``pi`` is chosen over one drawn from the randomisation, has no closed form. It is the vote
+  share of the conjoint game with one voter group and the opponent held at ``p0``, so the game's
+  estimators (:mod:`~cosolve.methods.conjoint.minimax_payoff`: enumeration for small designs, else
+  Monte Carlo with common random numbers and a Rao-Blackwellised surrogate) and its best response
+  (:func:`~cosolve.methods.conjoint.minimax_response.best_response`: gradient ascent on softmax
+  logits from several starts, Newton polish, vertex ascent) solve it (:func:`average_case_by_response`).
+  ``Q(p0) = 1/2`` exactly by symmetry.
+
+Standard errors come from the delta method through whichever solver produced the policy.
 """
 
 from __future__ import annotations
@@ -44,24 +55,83 @@ class PolicyResult:
         return policy_table(model.design, self.pi, self.pi_se)
 
 
-def average_case(model: OutcomeModel, lam: float, *, penalty: str = "l2", solver: str = "auto", threads: int = 1) -> PolicyResult:
-    """The average-case optimum (module docstring); ``solver``: auto, closed-form or gradient;
-    ``threads``: torch's intra-op threads while it runs (tiny tensors: one is fastest)."""
+def average_case(
+    model: OutcomeModel,
+    lam: float,
+    *,
+    penalty: str = "l2",
+    solver: str = "auto",
+    threads: int = 1,
+    n_samples: int = 2000,
+    seed: int = 0,
+) -> PolicyResult:
+    """The average-case optimum (module docstring); ``solver``: auto, closed-form or gradient (the
+    logit link always uses gradient ascent); ``threads``: torch's intra-op threads while it runs (tiny
+    tensors: one is fastest); ``n_samples`` and ``seed``: the logit link's Monte Carlo estimator."""
     from cosolve.methods.conjoint.gradient import torch_threads
 
-    with torch_threads(threads):
-        return _average_case(model, lam, penalty, solver)
-
-
-def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) -> PolicyResult:
     if penalty not in PENALTIES:
         raise UsageError(f"unknown penalty {penalty!r}; valid: {', '.join(PENALTIES)}")
     if solver not in ("auto", "closed-form", "gradient"):
         raise UsageError(f"unknown solver {solver!r}; valid: auto, closed-form, gradient")
-    if model.link != "identity":
-        raise UsageError("the average-case optimisers need an identity-link (linear probability) outcome model")
     if lam < 0:
         raise UsageError(f"lambda must be non-negative, got {lam}")
+    with torch_threads(threads):
+        if model.link == "identity":
+            return _average_case(model, lam, penalty, solver)
+        if solver == "closed-form":
+            raise UsageError("the closed form is for the identity link; the logit link uses gradient ascent")
+        return average_case_by_response(model, lam, penalty=penalty, n_samples=n_samples, seed=seed)
+
+
+def average_case_by_response(
+    model: OutcomeModel,
+    lam: float,
+    *,
+    penalty: str = "l2",
+    estimator: str = "auto",
+    n_samples: int = 2000,
+    seed: int = 0,
+    n_starts: int = 2,
+) -> PolicyResult:
+    """The average case as a best response to ``p0`` in the one-group game (module docstring), for
+    either link; ``estimator``: auto, mc or enumerate (as in ``solve_game``); ``n_starts``: random
+    starts besides ``p0``. ``extra`` holds the ``estimator``, its ``mc_se`` (0 when exact) and
+    ``kkt_gap``, the largest first-order gain of moving one factor's mass to its best level (0 at
+    a stationary point), and the delta method's Jacobians ``jac_value`` (P + 1,) and ``jac_pi``
+    (sum L_d, P + 1) in the model's parameters."""
+    from cosolve.methods.conjoint.minimax import make_estimator
+    from cosolve.methods.conjoint.minimax_payoff import build_spec
+    from cosolve.methods.conjoint.minimax_response import as_policy, best_response, response_delta_method
+    from cosolve.methods.conjoint.minimax_solver import Game
+
+    started = time.perf_counter()
+    spec = build_spec({"voters": model}, {"voters": 1.0})
+    kind, est = make_estimator(spec, estimator, n_samples, seed)
+    game = Game(spec, est, (lam, lam), penalty)
+    p0 = spec.reference(1)
+    _, pi = best_response(game, 0, p0, [], n_starts=n_starts, seed=seed)
+    value = float(game.vote_share(as_policy(pi), as_policy(p0)))
+    value_se, pi_se, jac_value, jac_pi = response_delta_method(game, 0, pi, p0)
+    with game.centred(as_policy(pi), as_policy(p0), hessian=False):
+        gains = game.gains(pi, p0)[0]
+    kkt_gap = max(float(g.max() - p @ g) for g, p in zip(gains, pi, strict=True))
+    p0_value = 0.5
+    if model.link == "identity":  # V = 1/2 + f(pi) - f(p0) there, and Q = alpha + f(pi)
+        shift = np.concatenate([[1.0], model.design.expected_features(list(model.design.p0), model.interactions)])
+        p0_value = policy_value(model, list(model.design.p0))
+        value += p0_value - 0.5
+        jac_value = jac_value + shift
+        value_se = float(np.sqrt(max(jac_value @ model.cov @ jac_value, 0.0)))
+    pen = l2_penalty(model.design, pi) if penalty == "l2" else kl_penalty(model.design, pi)
+    return PolicyResult(
+        pi, pi_se, value, value_se, p0_value, "gradient", lam, penalty, "", time.perf_counter() - started,
+        {"estimator": kind, "mc_se": est.mc_se(as_policy(pi), as_policy(p0)), "kkt_gap": kkt_gap, "penalty_value": pen,
+         "jac_value": jac_value, "jac_pi": jac_pi},
+    )  # fmt: skip
+
+
+def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) -> PolicyResult:
     started = time.perf_counter()
     note = ""
     if penalty == "l2" and solver in ("auto", "closed-form"):

@@ -149,8 +149,7 @@ def _solve_game(
     if len(lams) != 2 or min(lams) < 0:
         raise UsageError("lam must be one non-negative number or a pair (lam_A, lam_B)")
     spec = build_spec(models, shares, primaries, fixed_A, fixed_B)
-    kind = _choose_estimator(spec, estimator)
-    est = Enumeration(spec) if kind == "enumerate" else MonteCarlo(spec, n_samples, seed)
+    kind, est = make_estimator(spec, estimator, n_samples, seed)
     game = Game(spec, est, lams, penalty)
     w = np.concatenate([game.players[0].initial(), game.players[1].initial()])
     options = {"step": step, "max_iter": max_iter, "foc_tol": foc_tol, "newton_switch": newton_switch}
@@ -222,6 +221,12 @@ def _solve_game(
         result.averaging = averaging_comparison(game, _numpy(pi_A), _numpy(pi_B), n_starts=n_starts, seed=seed)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def make_estimator(spec: GameSpec, estimator: str, n_samples: int, seed: int):
+    """``(kind, estimator)`` for the game: ``estimator`` auto, mc or enumerate (see ``solve_game``)."""
+    kind = _choose_estimator(spec, estimator)
+    return kind, (Enumeration(spec) if kind == "enumerate" else MonteCarlo(spec, n_samples, seed))
 
 
 def _choose_estimator(spec: GameSpec, estimator: str) -> str:

@@ -27,13 +27,18 @@ from __future__ import annotations
 import numpy as np
 
 
+#: Levels of a best response at or below this probability are outside its support in the delta method.
+SUPPORT_FLOOR = 1e-8
+
+
 def _torch():
     import torch
 
     return torch
 
 
-def _as_policy(pi):
+def as_policy(pi):
+    """Policies (lists of (L_d,), numpy or torch) as float64 tensors."""
     torch = _torch()
     return [torch.as_tensor(np.asarray(p.detach() if hasattr(p, "detach") else p), dtype=torch.float64) for p in pi]
 
@@ -47,7 +52,7 @@ def best_response(
     from cosolve.methods.conjoint.minimax_solver import Player
 
     P = Player(game.spec, player)  # every level, whatever the equilibrium's support
-    other = _as_policy(pi_other)
+    other = as_policy(pi_other)
 
     def u_of_w(w):
         return game.utility(player, P.policy(w), other)
@@ -173,8 +178,6 @@ def delta_method(game, w: np.ndarray):
     """``(vote_share_se, pi_se_A, pi_se_B, jac_vote_share, jac_pi_A, jac_pi_B)`` at the equilibrium
     logits ``w`` (module docstring); ``jac_pi_P`` (sum_d L_d, n_params) over all levels of P's policy."""
     torch = _torch()
-    from torch.func import grad, jacfwd, jacrev
-
     spec = game.spec
     theta = torch.as_tensor(spec.stacked_params(), dtype=torch.float64)
     wt = torch.as_tensor(w, dtype=torch.float64)
@@ -188,27 +191,75 @@ def delta_method(game, w: np.ndarray):
         return torch.cat(pi_A + pi_B)
 
     with game.centred(*game.policies(wt), hessian=True):
-        g_w, g_th = grad(vote, argnums=(0, 1))(wt, theta)
-        if wt.numel():
-            H = jacrev(jacrev(game.scalar, argnums=0), argnums=0)(wt, theta)
-            M = jacrev(lambda th: grad(game.scalar, argnums=0)(wt, th))(theta)
-            try:
-                dw = -torch.linalg.solve(H, M)
-            except RuntimeError:  # a singular Hessian: the equilibrium is not locally unique
-                dw = torch.full_like(M, float("nan"))
-            jac_v = g_th + g_w @ dw
-            jac_pi = jacfwd(levels)(wt) @ dw
-        else:
-            jac_v = g_th
-            jac_pi = torch.zeros((2 * sum(spec.design.sizes), theta.numel()), dtype=torch.float64)
-    jac_v, jac_pi = jac_v.detach().numpy(), jac_pi.detach().numpy()
+        jac_v, jac_pi = _implicit_jacobians(game.scalar, vote, levels, wt, theta, 2 * sum(spec.design.sizes))
+    se_v, se_pi = _standard_errors(spec, jac_v, jac_pi)
+    D, half = spec.design.n_factors, sum(spec.design.sizes)
+    return se_v, se_pi[:D], se_pi[D:], jac_v, jac_pi[:half], jac_pi[half:]
+
+
+def response_delta_method(game, player: int, pi_own, pi_other):
+    """``(value_se, pi_se, jac_value, jac_pi)`` of a best response ``pi_own`` (list of (L_d,)) to the
+    fixed ``pi_other``: the player's first-order conditions ``grad_w U_P(w; theta) = 0`` on the
+    response's support (levels of probability at most ``SUPPORT_FLOOR`` are held at 0) give ``dw/dtheta``, and the value is
+    the player's expected vote share (A's ``V``, or B's ``1 - V``)."""
+    torch = _torch()
+    from cosolve.methods.conjoint.minimax_solver import Player
+
+    spec = game.spec
+    own = [np.asarray(p, dtype=np.float64) for p in pi_own]
+    active = {}
+    for d in spec.free(player):
+        top = int(np.argmax(own[d]))
+        active[d] = np.array([top] + [lv for lv in np.flatnonzero(own[d] > SUPPORT_FLOOR) if lv != top])
+    P = Player(spec, player, active)
+    other = as_policy(pi_other)
+    theta = torch.as_tensor(spec.stacked_params(), dtype=torch.float64)
+    wt = torch.as_tensor(P.logits(own), dtype=torch.float64)
+
+    def pair(w_):
+        mine = P.policy(w_)
+        return (mine, other) if player == 0 else (other, mine)
+
+    def payoff(w_, th):
+        return game.utility(player, P.policy(w_), other, th)
+
+    def value(w_, th):
+        v = game.vote_share(*pair(w_), th)
+        return v if player == 0 else 1.0 - v
+
+    with game.centred(*pair(wt), hessian=True):
+        jac_v, jac_pi = _implicit_jacobians(payoff, value, lambda w_: torch.cat(P.policy(w_)), wt, theta, sum(spec.design.sizes))
+    se_v, se_pi = _standard_errors(spec, jac_v, jac_pi)
+    return se_v, se_pi, jac_v, jac_pi
+
+
+def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
+    """``(d value*/d theta (n_params,), d levels*/d theta (n_levels, n_params))``, numpy, at a
+    stationary point ``w`` of ``objective(w, theta)`` in ``w``: ``dw/dtheta = -H_ww^{-1} H_w,theta``
+    (NaN where ``H_ww`` is singular: the stationary point is not locally unique)."""
+    torch = _torch()
+    from torch.func import grad, jacfwd, jacrev
+
+    g_w, g_th = grad(value, argnums=(0, 1))(w, theta)
+    if not w.numel():
+        return g_th.detach().numpy(), np.zeros((n_levels, theta.numel()))
+    H = jacrev(jacrev(objective, argnums=0), argnums=0)(w, theta)
+    M = jacrev(lambda th: grad(objective, argnums=0)(w, th))(theta)
+    try:
+        dw = -torch.linalg.solve(H, M)
+    except RuntimeError:
+        dw = torch.full_like(M, float("nan"))
+    return (g_th + g_w @ dw).detach().numpy(), (jacfwd(levels)(w) @ dw).detach().numpy()
+
+
+def _standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
+    """The value's standard error and the levels' (split per factor, one or more policies stacked)
+    from Jacobians in the stacked parameters, whose covariance is block-diagonal over the models."""
     Sigma = spec.stacked_cov()
     var_v = float(jac_v @ Sigma @ jac_v)
     se_pi = np.sqrt(np.clip(np.einsum("ip,pq,iq->i", jac_pi, Sigma, jac_pi), 0.0, None))
-    cuts = np.cumsum(list(spec.design.sizes) * 2)[:-1]
-    parts = np.split(se_pi, cuts)
-    D, half = spec.design.n_factors, sum(spec.design.sizes)
-    return float(np.sqrt(max(var_v, 0.0))), parts[:D], parts[D:], jac_v, jac_pi[:half], jac_pi[half:]
+    sizes = list(spec.design.sizes) * (jac_pi.shape[0] // sum(spec.design.sizes))
+    return float(np.sqrt(max(var_v, 0.0))), np.split(se_pi, np.cumsum(sizes)[:-1])
 
 
 def averaging_comparison(game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *, n_starts: int = 2, seed: int = 0):
@@ -224,6 +275,6 @@ def averaging_comparison(game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *
     _, br_A = best_response(game, 0, avg_B, [eq_A], n_starts=n_starts, seed=seed + 3)
 
     def v(a, b) -> float:
-        return float(game.vote_share(_as_policy(a), _as_policy(b)))
+        return float(game.vote_share(as_policy(a), as_policy(b)))
 
     return AveragingComparison(avg_A, avg_B, v(avg_A, avg_B), v(avg_A, eq_B), v(eq_A, avg_B), v(avg_A, br_B), v(br_A, avg_B))

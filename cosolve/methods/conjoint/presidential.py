@@ -49,6 +49,7 @@ def game_models(
     party_levels: tuple[str, str] = ("Dem", "Rep"),
     contest_column: str = "candpar_match",
     interactions: bool = True,
+    link: str = "identity",
 ) -> GameModels:
     """Fit the game's models (module docstring)."""
     groups = _column(data, group_column)
@@ -58,7 +59,9 @@ def game_models(
     if missing:
         raise UsageError(f"party group(s) {', '.join(missing)} not found in column {group_column!r} (groups: {', '.join(names)})")
     general_rows = contest == "Different" if contest is not None else np.ones(len(data), dtype=bool)
-    general = {g: fit_outcome_model(data.subset((groups == g) & general_rows), interactions=interactions) for g in names}
+    general = {
+        g: fit_outcome_model(data.subset((groups == g) & general_rows), link=link, interactions=interactions) for g in names
+    }
     if shares is None:
         respondents = {g: np.unique(data.respondent[groups == g]).size for g in names}
         total = sum(respondents.values())
@@ -70,7 +73,7 @@ def game_models(
         if contest is None:
             raise UsageError(f"primaries need the column {contest_column!r} to find same-party contests")
         primary_models = {
-            side: fit_outcome_model(data.subset((groups == p) & (contest == "Same")), interactions=interactions)
+            side: fit_outcome_model(data.subset((groups == p) & (contest == "Same")), link=link, interactions=interactions)
             for side, p in zip(("A", "B"), parties, strict=True)
         }
     fixed_A, fixed_B = {}, {}
