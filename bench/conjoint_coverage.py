@@ -7,10 +7,14 @@ fit the identity-link model with interactions (respondent-clustered covariance),
 L2-penalised average-case optimum (``lam`` = 1; closed form, falling back to gradient ascent) and
 its delta-method standard errors, and compare with the optimum of the true parameters:
 
-- ``pi_rmse``: RMS error of the policy probabilities; ``value_error``: |Q-hat - Q*|, where
+- ``pi_rmse``: RMS error of the policy probabilities; ``value_error``: Q-hat - Q*, where
   ``Q* = Q(pi*(theta); theta)`` and ``Q-hat = Q(pi*(theta-hat); theta-hat)``;
-- ``value_covered``: whether Q* is inside Q-hat +- 1.96 se; ``pi_coverage``: the share of policy
-  probabilities whose 95% interval holds the truth.
+- ``value_covered``: whether Q* is inside the plug-in interval Q-hat +- 1.96 se;
+  ``corrected_covered``: whether it is inside the reported interval, centred at Q-hat minus the
+  estimated second-order bias ``value_bias`` (``PolicyResult.value_interval``);
+- ``pi_coverage``: the share of policy probabilities whose 95% interval holds the truth.
+
+Forced choice: ``Q(pi) = 1/2 + (E_pi - E_p0)[phi] . theta`` (``cosolve.conjoint.model``).
 
 Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` has the table.
 
@@ -32,7 +36,7 @@ from csv_results import append_row, git_commit, read_rows
 DESIGNS = {5: 3, 10: 3, 20: 2}  # factors -> levels per factor
 FIELDS = [
     "factors", "levels", "n", "replicate", "lam", "solver", "pi_rmse", "value_error", "value_se", "value_covered",
-    "pi_coverage", "seconds", "commit",
+    "value_bias", "corrected_covered", "pi_coverage", "seconds", "commit",
 ]  # fmt: skip
 
 
@@ -51,7 +55,7 @@ def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
 
     truth = truth_for(factors)
     params = truth.params("identity", True)
-    true_model = OutcomeModel(truth.design, "identity", True, params, np.zeros((params.size, params.size)))
+    true_model = OutcomeModel(truth.design, "identity", True, params, np.zeros((params.size, params.size)), forced_choice=True)
     target = closed_form(true_model, lam)
     if not target.ok:
         raise SystemExit(f"{factors} factors, lambda {lam}: the true optimum is not interior ({target.reason})")
@@ -61,11 +65,13 @@ def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
     model = fit_outcome_model(data, link="identity", interactions=True)
     result = average_case(model, lam)
     seconds = time.perf_counter() - started
+    low, high = result.value_interval()
     est, se, tru = np.concatenate(result.pi), np.concatenate(result.pi_se), np.concatenate(target.pi)
     return {
         "factors": factors, "levels": DESIGNS[factors], "n": n, "replicate": replicate, "lam": lam, "solver": result.solver,
-        "pi_rmse": f"{np.sqrt(np.mean((est - tru) ** 2)):.6g}", "value_error": f"{abs(result.value - true_value):.6g}",
+        "pi_rmse": f"{np.sqrt(np.mean((est - tru) ** 2)):.6g}", "value_error": f"{result.value - true_value:.6g}",
         "value_se": f"{result.value_se:.6g}", "value_covered": int(abs(result.value - true_value) <= 1.96 * result.value_se),
+        "value_bias": f"{result.value_bias:.6g}", "corrected_covered": int(low <= true_value <= high),
         "pi_coverage": f"{np.mean(np.abs(est - tru) <= 1.96 * se):.4f}", "seconds": f"{seconds:.3f}", "commit": git_commit(),
     }  # fmt: skip
 
@@ -80,21 +86,28 @@ def report(path: Path, out: Path) -> str:
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}. Identity-link model with two-way "
         "interactions, L2 penalty lambda = 1, 5 forced-choice tasks per respondent. Per cell: replicates, mean RMS "
-        "error of pi, mean |Q-hat - Q*|, mean delta-method se of Q, coverage of the 95% interval for Q* (with its "
-        "Monte Carlo standard error), mean coverage over the policy probabilities, mean seconds per replicate (fit + "
-        "optimum + delta method). Reproduce with `python bench/conjoint_coverage.py`.",
+        "error of pi, mean |Q-hat - Q*|, mean delta-method se of Q, mean estimated bias of Q-hat and the observed one "
+        "(mean Q-hat - Q*), coverage of Q* by the plug-in 95% interval Q-hat +- 1.96 se and by the reported, "
+        "bias-corrected one (each with its Monte Carlo standard error), mean coverage over the policy probabilities, "
+        "mean seconds per replicate (fit + optimum + delta method). Reproduce with "
+        "`python bench/conjoint_coverage.py --out bench/results/conjoint-coverage`.",
         "",
-        "| factors | levels | respondents | reps | pi RMSE | Q error | Q se | Q coverage | pi coverage | s/rep |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| factors | levels | respondents | reps | pi RMSE | Q error | Q se | Q bias (est.) | Q bias (obs.) | plug-in coverage "
+        "| reported coverage | pi coverage | s/rep |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+
+    def coverage(rs: list[dict], key: str) -> str:
+        cov = np.mean([int(r[key]) for r in rs])
+        return f"{cov:.3f} ({np.sqrt(cov * (1 - cov) / len(rs)):.3f})"
+
     for (factors, n), rs in sorted(groups.items()):
-        cov = np.mean([int(r["value_covered"]) for r in rs])
-        mc = np.sqrt(cov * (1 - cov) / len(rs))
+        mean = {k: np.mean([float(r[k]) for r in rs]) for k in ("pi_rmse", "value_se", "value_bias", "pi_coverage", "seconds")}
         lines.append(
-            f"| {factors} | {rs[0]['levels']} | {n} | {len(rs)} | {np.mean([float(r['pi_rmse']) for r in rs]):.4f} | "
-            f"{np.mean([float(r['value_error']) for r in rs]):.4f} | {np.mean([float(r['value_se']) for r in rs]):.4f} | "
-            f"{cov:.3f} ({mc:.3f}) | {np.mean([float(r['pi_coverage']) for r in rs]):.3f} | "
-            f"{np.mean([float(r['seconds']) for r in rs]):.2f} |"
+            f"| {factors} | {rs[0]['levels']} | {n} | {len(rs)} | {mean['pi_rmse']:.4f} | "
+            f"{np.mean([abs(float(r['value_error'])) for r in rs]):.5f} | {mean['value_se']:.5f} | {mean['value_bias']:.5f} | "
+            f"{np.mean([float(r['value_error']) for r in rs]):.5f} | {coverage(rs, 'value_covered')} | "
+            f"{coverage(rs, 'corrected_covered')} | {mean['pi_coverage']:.3f} | {mean['seconds']:.2f} |"
         )
     text = "\n".join(lines) + "\n"
     out.write_text(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from typing import Any
@@ -68,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
     return _optimize(args)
 
 
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
 def _none(value: str | None) -> str | None:
     return None if value is None or value.lower() == "none" else value
 
@@ -125,6 +130,7 @@ def _optimize(args: argparse.Namespace) -> int:
         "mode": "average", "data": str(path), "respondents": data.n_respondents, "rows": len(data),
         "lambda": args.lam, "penalty": args.penalty, "link": args.link, "solver": result.solver, "note": result.note,
         "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
+        "value_bias": _finite(result.value_bias), "value_ci": list(result.value_interval()),
         "policy": result.policy_table(model), "interactions": model.interactions,
         "parameters": int(model.params.size), "fit_seconds": fit_seconds, "optimize_seconds": result.seconds,
         "estimator": result.extra.get("estimator", "exact"), "value_mc_se": result.extra.get("mc_se", 0.0),
@@ -141,6 +147,9 @@ def _optimize(args: argparse.Namespace) -> int:
         print(f"note: {result.note}")
     mc = f", Monte Carlo se {result.extra['mc_se']:.1e}" if result.extra.get("mc_se") else ""
     print(f"value {result.value:.4f} (se {result.value_se:.4f}{mc}); randomisation p0: {result.p0_value:.4f}")
+    low, high = result.value_interval()
+    corrected = f"bias-corrected (bias {result.value_bias:.1e})" if math.isfinite(result.value_bias) else "not bias-corrected"
+    print(f"95% interval for the optimal value: {low:.4f} to {high:.4f}, {corrected}")
     for factor, levels in out["policy"].items():
         shown = ", ".join(f"{lv} {v['p']:.3f}±{1.96 * v['se']:.3f}" for lv, v in levels.items())
         print(f"  {factor}: {shown}")

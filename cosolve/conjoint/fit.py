@@ -99,7 +99,7 @@ def fit_outcome_model(
         params, hessian, resid = _newton_logit(Z, y, names, data.source)
         factor = scipy.linalg.cho_factor(hessian)
     cov = _cluster_sandwich(Z, resid, groups, factor)
-    return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters)
+    return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters, forced_choice=data.pair is not None)
 
 
 def amce(data: ConjointData, *, level: float = 0.95) -> list[AMCE]:

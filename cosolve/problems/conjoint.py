@@ -1,13 +1,13 @@
 """The best single profile of a conjoint outcome model: one level per factor (kind ``conjoint``).
 
 Given an identity-link outcome model (:class:`cosolve.conjoint.model.OutcomeModel`), maximise
-``alpha + phi(x) . theta`` over profiles ``x`` (one level per factor, main effects and two-way
+``offset + phi(x) . theta`` (``offset``: :meth:`~cosolve.conjoint.model.OutcomeModel.value_offset`) over profiles ``x`` (one level per factor, main effects and two-way
 interactions): the pure-strategy limit of the average-case policy as its penalty goes to 0. A
 solution is the int vector (D,) of level codes.
 
 Exact models: binaries ``y[d][l]`` with exactly one per factor, and for every interaction with a
 non-zero coefficient the product ``w = y[d][l] y[e][m]`` (linearised for SCIP by ``w <= y``,
-``w >= y + y' - 1``; a Boolean AND for CP-SAT). ``alpha`` is the objective offset.
+``w >= y + y' - 1``; a Boolean AND for CP-SAT). ``offset`` is the objective offset.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ class BestProfile(Problem):
         }
 
     def value(self, x: np.ndarray) -> float:
-        return float(self.model.alpha + self.design.features(np.asarray(x)[None], self.model.interactions)[0] @ self.model.theta)
+        return float(
+            self.model.value_offset() + self.design.features(np.asarray(x)[None], self.model.interactions)[0] @ self.model.theta
+        )
 
     def evaluate(self, solution: np.ndarray) -> Evaluation:
         x = np.asarray(solution)
@@ -92,7 +94,7 @@ class BestProfile(Problem):
             model.addCons(w >= y[d][l] + y[e][m] - 1)
             objective += coef * w
         model.setObjective(objective, "maximize")
-        return ExactModel(model, [v for row in y for v in row], self._decode, objective_offset=self.model.alpha)
+        return ExactModel(model, [v for row in y for v in row], self._decode, objective_offset=self.model.value_offset())
 
     def cpsat_model(self) -> ExactModel:
         from ortools.sat.python import cp_model
@@ -109,4 +111,4 @@ class BestProfile(Problem):
             model.add_bool_or([y[d][l].Not(), y[e][m].Not(), w])
             terms.append((w, coef))
         model.maximize(cp_model.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms]))
-        return ExactModel(model, [v for row in y for v in row], self._decode, objective_offset=self.model.alpha)
+        return ExactModel(model, [v for row in y for v in row], self._decode, objective_offset=self.model.value_offset())

@@ -41,6 +41,9 @@ def test_json_has_value_policy_and_standard_errors(small_csv, capsys, tmp_path):
     assert main(_args(path, "--lambda", "0.3", "--json", "--plot", str(plot))) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["solver"] == "closed-form" and out["value_se"] > 0
+    assert out["p0_value"] == pytest.approx(0.5, abs=1e-12)  # forced choice: the randomisation wins half its contests
+    low, high = out["value_ci"]
+    assert out["value_bias"] is not None and (low + high) / 2 == pytest.approx(out["value"] - out["value_bias"])
     assert set(out["policy"]) == set(design.factors)
     for levels in out["policy"].values():
         assert sum(v["p"] for v in levels.values()) == pytest.approx(1.0)

@@ -27,16 +27,23 @@ import numpy as np
 
 from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
-from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty
+from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty, value_bias
 from cosolve.methods.conjoint.gradient import PENALTIES, optimize_policy
-from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value
+from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value, value_weights
+
+#: Gradient solutions get their value's bias (nested Hessians, seconds per hundred parameters) up to
+#: this many model parameters; the closed form's costs milliseconds at any size.
+BIAS_MAX_PARAMS = 300
 
 
 @dataclass
 class PolicyResult:
-    """``pi`` and ``pi_se`` (lists of (L_d,)), ``value`` Q(pi*) and ``value_se``, ``p0_value``
-    Q(p0) (the randomisation's value), ``solver`` ("closed-form" or "gradient"), ``note`` (why the
-    closed form was not used), ``penalty`` and ``lam``, ``seconds`` of optimisation and delta method."""
+    """``pi`` and ``pi_se`` (lists of (L_d,)), ``value`` Q(pi*) (the plug-in estimate) and
+    ``value_se``, ``p0_value`` Q(p0) (the randomisation's value), ``solver`` ("closed-form" or
+    "gradient"), ``note`` (why the closed form was not used), ``penalty`` and ``lam``, ``seconds`` of
+    optimisation and delta method, and ``value_bias``, the plug-in value's estimated second-order
+    bias (:func:`~cosolve.methods.conjoint.delta.value_bias`; NaN where not computed: the logit link,
+    and gradient solutions of models with more than ``BIAS_MAX_PARAMS`` parameters)."""
 
     pi: list[np.ndarray]
     pi_se: list[np.ndarray]
@@ -49,6 +56,16 @@ class PolicyResult:
     note: str = ""
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    value_bias: float = float("nan")
+
+    def value_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The delta-method interval for ``Q*``, centred at ``value - value_bias`` when the bias is
+        known (the plug-in value overstates ``Q*``), else at ``value``."""
+        from scipy.stats import norm
+
+        centre = self.value - (self.value_bias if np.isfinite(self.value_bias) else 0.0)
+        half = float(norm.ppf(0.5 + level / 2)) * self.value_se
+        return centre - half, centre + half
 
     def policy_table(self, model: OutcomeModel) -> dict[str, dict[str, dict[str, float | None]]]:
         """``{factor: {level: {"p": ..., "se": ..., "p0": ...}}}`` (JSON-able)."""
@@ -117,11 +134,10 @@ def average_case_by_response(
         gains = game.gains(pi, p0)[0]
     kkt_gap = max(float(g.max() - p @ g) for g, p in zip(gains, pi, strict=True))
     p0_value = 0.5
-    if model.link == "identity":  # V = 1/2 + f(pi) - f(p0) there, and Q = alpha + f(pi)
-        shift = np.concatenate([[1.0], model.design.expected_features(list(model.design.p0), model.interactions)])
+    if model.link == "identity":  # V = 1/2 + f(pi) - f(p0) there, and Q = offset + f(pi)
         p0_value = policy_value(model, list(model.design.p0))
         value += p0_value - 0.5
-        jac_value = jac_value + shift
+        jac_value = jac_value + value_weights(model, model.design.expected_features(list(model.design.p0), model.interactions))
         value_se = float(np.sqrt(max(jac_value @ model.cov @ jac_value, 0.0)))
     pen = l2_penalty(model.design, pi) if penalty == "l2" else kl_penalty(model.design, pi)
     return PolicyResult(
@@ -139,10 +155,11 @@ def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) ->
         if cf.ok:
             jac_pi, jac_q = closed_form_jacobians(model, lam, cf)
             u = uncertainty(model, jac_pi, jac_q)
+            bias = value_bias(model, lam, penalty, _logits(cf.pi), closed_form=True)
             return PolicyResult(
                 cf.pi, u.pi_se, policy_value(model, cf.pi), u.value_se, policy_value(model, list(model.design.p0)),
                 "closed-form", lam, penalty, "", time.perf_counter() - started,
-                {"max_eigenvalue": cf.max_eigenvalue, "penalty_value": l2_penalty(model.design, cf.pi)},
+                {"max_eigenvalue": cf.max_eigenvalue, "penalty_value": l2_penalty(model.design, cf.pi)}, bias,
             )  # fmt: skip
         if solver == "closed-form":
             raise UsageError(f"closed form not applicable: {cf.reason}")
@@ -153,8 +170,15 @@ def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) ->
     jac_pi, jac_q = implicit_jacobians(model, lam, penalty, grad.w)
     u = uncertainty(model, jac_pi, jac_q)
     pen = l2_penalty(model.design, grad.pi) if penalty == "l2" else kl_penalty(model.design, grad.pi)
+    bias = value_bias(model, lam, penalty, grad.w) if model.params.size <= BIAS_MAX_PARAMS else float("nan")
     return PolicyResult(
         grad.pi, u.pi_se, grad.value, u.value_se, policy_value(model, list(model.design.p0)), "gradient", lam, penalty, note,
         time.perf_counter() - started,
         {"iterations": grad.iterations, "grad_norm": grad.grad_norm, "converged": grad.converged, "penalty_value": pen},
+        bias,
     )  # fmt: skip
+
+
+def _logits(pi: list[np.ndarray]) -> np.ndarray:
+    """The baseline-pinned logits (n_main,) of an interior policy."""
+    return np.concatenate([np.log(p[1:] / p[0]) for p in pi])

@@ -8,8 +8,8 @@ maximised by L-BFGS with a strong-Wolfe line search, from the logits of ``p0``, 
 Newton steps on the exact Hessian (while it is negative definite), which take the gradient to
 float64 round-off so that the closed form and this solver agree to about 1e-12.
 
-``Q`` here is the identity-link value ``alpha + E_pi[phi] . theta`` (exact: the levels are
-independent under ``pi``).
+``Q`` here is the identity-link value ``offset + E_pi[phi] . theta`` (:mod:`cosolve.conjoint.model`;
+exact: the levels are independent under ``pi``).
 """
 
 from __future__ import annotations
@@ -99,8 +99,16 @@ def objective(model: OutcomeModel, lam: float, penalty: str, w, params=None):
     if params is None:
         params = torch.as_tensor(model.params, dtype=torch.float64)
     pi = policy_from_logits(model.design, w)
-    q = expected_features(model.design, pi, model.interactions) @ params
+    q = value_of_features(model, expected_features(model.design, pi, model.interactions), params)
     return q - lam * penalty_value(model.design, pi, penalty), q
+
+
+def value_of_features(model: OutcomeModel, expected, params):
+    """torch: ``Q = offset + E_pi[phi] . theta`` from ``[1, E_pi[phi]]`` (P + 1,) and ``params``."""
+    torch = _torch()
+    weights = torch.as_tensor(model.offset_weights(), dtype=params.dtype)
+    constant = 0.5 if model.forced_choice else 0.0
+    return constant + weights @ params + expected[1:] @ params[1:]
 
 
 def initial_logits(design: Design) -> np.ndarray:

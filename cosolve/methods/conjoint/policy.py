@@ -6,9 +6,9 @@ factor eliminated, ``z`` (n_main,) stacks ``pi[d][1:]`` in feature order (the ma
 :meth:`Design.expected_features`), and ``pi[d][0] = 1 - sum(z_d)``.
 
 Objective (Jerzak, Chandra & Hazra 2026): ``J(pi) = Q(pi) - lam * Pen(pi, p0)`` with
-``Q(pi) = alpha + E_pi[phi] . theta`` and ``Pen = sum_d ||pi[d] - p0[d]||^2`` (L2). In ``z``:
+``Q(pi) = offset + E_pi[phi] . theta`` (:mod:`cosolve.conjoint.model`) and ``Pen = sum_d ||pi[d] - p0[d]||^2`` (L2). In ``z``:
 
-    Q(z) = alpha + beta . z + sum_{d<e} z_d^T G_de z_e
+    Q(z) = offset + beta . z + sum_{d<e} z_d^T G_de z_e
     Pen(z) = sum_d ||z_d - p_d||^2 + (sum(z_d - p_d))^2
 
 so ``J`` is quadratic with Hessian ``C``: ``-4 lam`` on the diagonal, ``-2 lam`` between two levels of
@@ -67,10 +67,15 @@ def interaction_blocks(model: OutcomeModel) -> dict[tuple[int, int], np.ndarray]
 
 
 def policy_value(model: OutcomeModel, pi: list[np.ndarray]) -> float:
-    """``Q(pi) = alpha + E_pi[phi] . theta`` (identity link)."""
+    """``Q(pi) = offset + E_pi[phi] . theta`` (identity link; :mod:`cosolve.conjoint.model`)."""
     if model.link != "identity":
-        raise ValueError("policy_value is for the identity link; see the gradient module for logit")
-    return float(model.alpha + model.design.expected_features(pi, model.interactions) @ model.theta)
+        raise ValueError("policy_value is for the identity link; see the average module for logit")
+    return float(model.value_offset() + model.design.expected_features(pi, model.interactions) @ model.theta)
+
+
+def value_weights(model: OutcomeModel, expected: np.ndarray) -> np.ndarray:
+    """``dQ/dparams`` (P + 1,) at fixed ``pi``, from its expected features ``E_pi[phi]`` (P,)."""
+    return model.offset_weights() + np.concatenate([[0.0], expected])
 
 
 def l2_penalty(design: Design, pi: list[np.ndarray]) -> float:
