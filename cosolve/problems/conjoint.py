@@ -1,9 +1,10 @@
 """The best single profile of a conjoint outcome model: one level per factor (kind ``conjoint``).
 
 Given an identity-link outcome model (:class:`cosolve.conjoint.model.OutcomeModel`), maximise
-``offset + phi(x) . theta`` (``offset``: :meth:`~cosolve.conjoint.model.OutcomeModel.value_offset`) over profiles ``x`` (one level per factor, main effects and two-way
-interactions): the pure-strategy limit of the average-case policy as its penalty goes to 0. A
-solution is the int vector (D,) of level codes.
+``offset + phi(x) . theta`` (``offset``: :meth:`~cosolve.conjoint.model.OutcomeModel.value_offset`)
+over profiles ``x`` (one level per factor, main effects and two-way interactions): the
+pure-strategy limit of the average-case policy as its penalty goes to 0. A solution is the int
+vector (D,) of level codes.
 
 Exact models: binaries ``y[d][l]`` with exactly one per factor, and for every interaction with a
 non-zero coefficient the product ``w = y[d][l] y[e][m]`` (linearised for SCIP by ``w <= y``,

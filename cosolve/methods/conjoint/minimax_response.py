@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 #: Levels of a best response at or below this probability are outside its support in the delta method.
 SUPPORT_FLOOR = 1e-8
 
