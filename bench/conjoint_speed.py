@@ -3,8 +3,9 @@
 Reads the bundled Ono & Burden (2019) data, fits the identity-link outcome model with two-way
 interactions (620 parameters), and times: the average-case optimum by the closed form and by
 gradient ascent (L2 penalty, with their delta-method standard errors; their largest difference in
-pi), the KL-penalised optimum, the best single profile as a MIP in SCIP and in CP-SAT (equal
-budgets; their objective and bound), and the minimax equilibrium without and with primaries.
+pi), the KL-penalised optimum, the logit-link fit and average case, the best single profile as a
+MIP in SCIP and in CP-SAT (equal budgets; their objective and bound), and the minimax equilibrium
+without and with primaries (identity links with interactions; logit links on main effects).
 Writes ``OUT/report.md``.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/conjoint_speed.py --out bench/results/conjoint-speed
@@ -56,6 +57,13 @@ def main(argv: list[str] | None = None) -> int:
          f"value {grad.value:.5f} (se {grad.value_se:.5f}); largest pi difference from the closed form {diff:.1e}"),
         ("average case, KL, gradient ascent + implicit delta method", t_kl, f"value {kl.value:.5f} (se {kl.value_se:.5f})"),
     ]  # fmt: skip
+    logit, t_logit_fit = timed(lambda: fit_outcome_model(data, link="logit", interactions=True))
+    lavg, t_lavg = timed(lambda: average_case(logit, args.lam))
+    rows += [
+        (f"fit: logit link, interactions ({logit.params.size} parameters, clustered)", t_logit_fit, ""),
+        ("average case, logit, L2, Monte Carlo best response + implicit delta method", t_lavg,
+         f"value {lavg.value:.5f} (se {lavg.value_se:.5f}, Monte Carlo se {lavg.extra['mc_se']:.1e})"),
+    ]  # fmt: skip
     problem = BestProfile(model, name="ono-burden-best-profile")
     for method in ("scip", "cpsat"):
         result, t = timed(lambda m=method: Solver(m, time_limit=args.mip_time, threads=1).solve(problem))
@@ -63,9 +71,12 @@ def main(argv: list[str] | None = None) -> int:
                      f"{result.status.value}, objective {result.objective:.5f}, bound {result.bound}"))  # fmt: skip
     from cosolve.methods.conjoint.presidential import solve_presidential_game
 
-    for primaries in (False, True):
-        game, t = timed(lambda p=primaries: solve_presidential_game(data, lam=args.lam, primaries=p))
-        rows.append((f"minimax equilibrium{' with primaries' if primaries else ''} (fits included)", t,
+    for link, interactions, primaries in (("identity", True, False), ("identity", True, True), ("logit", False, False),
+                                          ("logit", False, True)):  # fmt: skip
+        game, t = timed(lambda p=primaries, k=link, i=interactions: solve_presidential_game(
+            data, lam=args.lam, primaries=p, link=k, interactions=i))  # fmt: skip
+        terms = "interactions" if interactions else "main effects"
+        rows.append((f"minimax equilibrium, {link} link, {terms}{', primaries' if primaries else ''} (fits included)", t,
                      f"vote share {game.vote_share:.4f} (se {game.vote_share_se:.4f}), exploitability "
                      f"{game.exploitability:.1e}, divergence {game.divergence:.4f}"))  # fmt: skip
     lines = [

@@ -10,8 +10,8 @@ at random days, and of synthetic relatives for n = 500 and 2000; K in {3, 5, 10}
   does not depend on the time limit), so one run gives the 1 s / 10 s / 60 s columns;
 - ``ortools-mip`` (CBC through pywraplp) with a 60 s budget, for mu = 0.
 
-Rows are appended to ``OUT/results.csv`` (reruns skip instances already there); ``OUT/report.md``
-has the tables.
+Rows are appended to ``OUT/results.csv`` (reruns skip the instance-method pairs already there,
+so deleting one method's rows reruns that method alone); ``OUT/report.md`` has the tables.
 
     python bench/psga_period.py --out bench/results/psga-period
 """
@@ -68,13 +68,15 @@ def make_instance(n: int, k: int, mu: float, regime: str, index: int):
     )
 
 
-def run_instance(source: str, t: int, problem, scip_limit: float) -> list[dict]:
+def run_instance(source: str, t: int, problem, scip_limit: float, skip: set[str] = frozenset()) -> list[dict]:
+    """One row per method not in ``skip``."""
     from cosolve import Solver
 
     n, k, mu, regime = problem.n, problem.k, problem.mu, problem.name.rsplit("-", 1)[1]
     plan = [("psga", 10.0), ("ksparse-projection", 10.0), ("scip", scip_limit)]
     if mu == 0:
         plan.append(("ortools-mip", scip_limit))
+    plan = [(method, limit) for method, limit in plan if method not in skip]
     rows = []
     for method, limit in plan:
         r = Solver(method, time_limit=limit).solve(problem)
@@ -186,21 +188,19 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / "results.csv"
     if not args.report_only:
-        done = {(int(r["n"]), int(r["k"]), float(r["mu"]), r["regime"], r["source"], r["period"]) for r in read_rows(path)}
+        done: dict[tuple, set[str]] = {}
+        for r in read_rows(path):
+            key = (int(r["n"]), int(r["k"]), float(r["mu"]), r["regime"], r["source"], r["period"])
+            done.setdefault(key, set()).add(r["method"])
         grid = list(itertools.product(args.n, args.k, args.mu, args.regimes, range(args.periods)))
         for count, (n, k, mu, regime, index) in enumerate(grid, 1):
             source, t, problem = make_instance(n, k, mu, regime, index)
-            if (n, k, mu, regime, source, str(t)) in done:
-                continue
-            rows = run_instance(source, t, problem, args.scip_limit)
+            rows = run_instance(source, t, problem, args.scip_limit, done.get((n, k, mu, regime, source, str(t)), set()))
             for row in rows:
                 append_row(path, FIELDS, row)
-            psga, scip = rows[0], rows[2]
-            print(
-                f"[{count}/{len(grid)}] n={n} k={k} mu={mu:g} {regime}: psga {float(psga['objective']):.8f} in "
-                f"{float(psga['time']) * 1000:.2f} ms, scip {scip['status']} {scip['objective']} in {float(scip['time']):.2f} s",
-                flush=True,
-            )
+            shown = ", ".join(f"{r['method']} {float(r['objective']):.8f} in {float(r['time']):.4f} s" for r in rows)
+            if shown:
+                print(f"[{count}/{len(grid)}] n={n} k={k} mu={mu:g} {regime}: {shown}", flush=True)
     if path.exists():
         sys.stdout.write(report(path, args.out / "report.md"))
     return 0

@@ -45,7 +45,7 @@ class PsgaMethod(Method):
         "tol": Option(float, 1e-9, "stop when the relative change of b is at most this", minimum=0.0),
         "max_iter": Option(int, 1000, "most proximal steps per start", minimum=1),
         "admm_tol": Option(float, 1e-10, "ADMM residual tolerance (relative)", minimum=0.0),
-        "starts": Option(str, "relaxed,previous", "comma-separated starts: relaxed, previous, uniform"),
+        "starts": Option(str, "relaxed,previous,uniform", "comma-separated starts: relaxed, previous, uniform"),
         "polish": Option(bool, True, "re-solve the final support exactly"),
     }
 

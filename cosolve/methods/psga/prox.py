@@ -219,6 +219,10 @@ def _objective_nb(b, v, h, eta, lam, mu, k, rho) -> float:
     return f - rho * top
 
 
+#: Entries of ``b`` closer than about ``1 / TIE_SCALE`` count as equal when choosing the K largest.
+TIE_SCALE = 1e10
+
+
 @njit(cache=True)
 def psga_kernel(v, h, eta, lam, mu, k, rho, alpha, b, z, u, exact, tol, max_iter, admm_tol, admm_max_iter, sigma, objectives):
     """Up to ``max_iter`` PSGA steps from ``b`` (ADMM state ``z, u``), writing the penalised
@@ -231,8 +235,14 @@ def psga_kernel(v, h, eta, lam, mu, k, rho, alpha, b, z, u, exact, tol, max_iter
     inner = 0
     steps = 0
     converged = False
+    gain = np.empty(n)
     for _ in range(max_iter):
-        order = np.argsort(-b, kind="mergesort")
+        # the K largest entries; equal entries by the smooth part's descent direction (any choice
+        # among ties is a subgradient of top_K, and this one keeps the assets F favours)
+        for i in range(n):
+            gain[i] = eta * v[i] - mu * (b[i] - h[i])
+        by_gain = np.argsort(-gain, kind="mergesort")
+        order = by_gain[np.argsort(-np.round(b[by_gain] * TIE_SCALE), kind="mergesort")]
         for i in range(n):
             c[i] = -eta * v[i]
         for j in range(k):

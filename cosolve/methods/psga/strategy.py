@@ -46,7 +46,7 @@ class PsgaStrategy(Strategy):
         from cosolve.methods.psga.psga import check_rho_factor
 
         check_rho_factor(self.config["rho_factor"])  # before day 1, not on day 2
-        self.iterations: list[int] = []  # PSGA iterations per day (both starts), for the benchmarks
+        self.iterations: list[int] = []  # PSGA iterations per day (all starts), for the benchmarks
 
     def decide(self, history: np.ndarray, b_hat: np.ndarray) -> np.ndarray:
         from cosolve.methods.psga.psga import solve_period

@@ -145,9 +145,10 @@ def test_psga_is_k_sparse_on_the_simplex_and_records_its_objective(prox):
 
 
 def test_psga_equals_brute_force_on_tiny_instances():
-    """PSGA is a local method: it must reach the optimum over all supports on at least 98% of 200
-    random tiny instances (2 of 300 are missed in a wider check) and never report a worse
-    objective than it evaluates to."""
+    """PSGA is a local method: it must reach the optimum over all supports on at least 99% of 200
+    random tiny instances (1 of 1000 is missed in a wider check with the default three starts, 13
+    with the relaxed and previous starts alone) and never report a worse objective than it
+    evaluates to."""
     hits = 0
     for seed in range(200):
         p = random_period(seed)
@@ -155,7 +156,7 @@ def test_psga_equals_brute_force_on_tiny_instances():
         assert result.status.value == "feasible"
         assert p.evaluate(result.solution).feasible
         hits += result.objective <= brute_force(p) + 1e-9 * abs(result.objective)
-    assert hits >= 196
+    assert hits >= 198
 
 
 def test_penalty_threshold_makes_penalised_and_constrained_optima_coincide():
