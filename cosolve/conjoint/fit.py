@@ -53,15 +53,18 @@ class AMCE(NamedTuple):
 
 
 def fit_outcome_model(
-    data: ConjointData, *, link: str = "identity", interactions: bool = True, ridge: float = 0.0
+    data: ConjointData, *, link: str = "identity", interactions: bool = True, ridge: float = 0.0, drop_constant: bool = False
 ) -> OutcomeModel:
     """Fit ``data``'s outcome model (module docstring) with respondent-clustered covariance.
 
     ``ridge`` (identity link only): adds ``ridge * ||theta||^2`` (intercept unpenalised, features not
     rescaled) to the residual sum of squares; the covariance returned is then the clustered sandwich
     around the ridge estimate, ``c * (Z'Z + R)^-1 meat (Z'Z + R)^-1``, which ignores the shrinkage
-    bias. Raises InputError for an unidentified model (module docstring), a single respondent, or
-    (logit) data without pairs or a pair whose outcomes are not one 1 and one 0.
+    bias. ``drop_constant``: features that are zero in every row fitted (for the logit: never differ
+    within a pair, e.g. the party in same-party primaries) are left out of the fit and get
+    coefficient 0 with zero variance, instead of an error. Raises InputError for an unidentified
+    model (module docstring), a single respondent, or (logit) data without pairs or a pair whose
+    outcomes are not one 1 and one 0.
     """
     if link not in LINKS:
         raise UsageError(f"unknown link {link!r} (expected one of: {', '.join(LINKS)})")
@@ -86,6 +89,11 @@ def fit_outcome_model(
     if n_clusters < 2:
         raise InputError("a single respondent: respondent-clustered standard errors need at least 2", where=data.source)
     gram = Z.T @ Z
+    K = len(names)
+    kept = np.arange(K)
+    if drop_constant:
+        kept = np.flatnonzero((np.arange(K) == 0) | (np.diag(gram) > 0))
+        Z, gram, names = Z[:, kept], gram[np.ix_(kept, kept)], [names[k] for k in kept]
     if ridge == 0:
         _check_identified(gram, names, link, len(y), kind, data.source)
     if link == "identity":
@@ -99,6 +107,11 @@ def fit_outcome_model(
         params, hessian, resid = _newton_logit(Z, y, names, data.source)
         factor = scipy.linalg.cho_factor(hessian)
     cov = _cluster_sandwich(Z, resid, groups, factor)
+    if kept.size < K:
+        full_params, full_cov = np.zeros(K), np.zeros((K, K))
+        full_params[kept], full_cov[np.ix_(kept, kept)] = params, cov
+        params, cov = full_params, full_cov
+    names = [INTERCEPT, *design.feature_names(interactions)]
     return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters, forced_choice=data.pair is not None)
 
 

@@ -99,6 +99,20 @@ def test_bundled_interaction_model_is_identified(ono):
         fit_outcome_model(same, link="logit", interactions=False)
 
 
+def test_drop_constant_fixes_features_that_never_differ_at_zero(ono):
+    same = ono.subset((ono.covariates["candpar_match"] == "Same") & (ono.covariates["resp_party"] == "Dem"))
+    model = fit_outcome_model(same, link="logit", interactions=False, drop_constant=True)
+    k = model.names.index("party=Rep")
+    assert model.params[k] == 0.0 and not model.cov[k].any() and not model.cov[:, k].any()
+    # the other coefficients are the logit fit without that column
+    a, b = same.pair_rows()
+    phi = same.design.features(same.X, False)
+    Z = np.delete(np.column_stack([np.ones(len(a)), phi[a] - phi[b]]), k, axis=1)
+    ref = sm.Logit(same.y[a], Z).fit(disp=0, cov_type="cluster", cov_kwds={"groups": same.respondent[a]})
+    np.testing.assert_allclose(np.delete(model.params, k), ref.params, atol=1e-8)
+    np.testing.assert_allclose(np.delete(np.delete(model.cov, k, 0), k, 1), ref.cov_params(), rtol=1e-6, atol=1e-10)
+
+
 def test_unidentified_fits_name_the_feature(synthetic):
     source = synthetic.source
     design = synthetic.design

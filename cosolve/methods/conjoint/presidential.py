@@ -3,7 +3,8 @@
 From the data: voter groups by ``group_column`` (``resp_party``: Dem, Rep, Ind); each group's
 general-election model is fit on its respondents' cross-party pairs (``candpar_match ==
 "Different"``), and, with primaries, each party's primary model on its own respondents' same-party
-pairs (``"Same"``). Electorate shares default to the groups' shares of respondents. Party A is the
+pairs (``"Same"``; features that never differ within those pairs, such as the party, get
+coefficient 0: they cannot matter in a primary). Electorate shares default to the groups' shares of respondents. Party A is the
 first of ``parties`` and fields candidates with ``party_factor`` fixed to its level, B likewise.
 The game itself is :func:`cosolve.methods.conjoint.minimax.solve_game`.
 """
@@ -73,7 +74,9 @@ def game_models(
         if contest is None:
             raise UsageError(f"primaries need the column {contest_column!r} to find same-party contests")
         primary_models = {
-            side: fit_outcome_model(data.subset((groups == p) & (contest == "Same")), link=link, interactions=interactions)
+            side: fit_outcome_model(
+                data.subset((groups == p) & (contest == "Same")), link=link, interactions=interactions, drop_constant=True
+            )
             for side, p in zip(("A", "B"), parties, strict=True)
         }
     fixed_A, fixed_B = {}, {}
