@@ -126,7 +126,8 @@ def value_bias(model: OutcomeModel, lam: float, penalty: str, w: np.ndarray, *, 
     optimum have its exact first and second derivatives in ``params`` (the Newton map's derivative in
     ``w`` vanishes there), at the cost of nested Hessians."""
     import torch
-    from torch.func import grad, hessian
+    from torch.func import grad
+    from torch.func import hessian as t_hessian
 
     from cosolve.methods.conjoint.gradient import objective
 
@@ -141,10 +142,10 @@ def value_bias(model: OutcomeModel, lam: float, penalty: str, w: np.ndarray, *, 
         def q_star(th):
             v = start
             for _ in range(2):
-                v = v - torch.linalg.solve(hessian(j_of)(v, th), grad(j_of)(v, th))
+                v = v - torch.linalg.solve(t_hessian(j_of)(v, th), grad(j_of)(v, th))
             return objective(model, lam, penalty, v, th)[1]
 
-    H = hessian(q_star)(torch.as_tensor(model.params, dtype=torch.float64)).detach().numpy()
+    H = t_hessian(q_star)(torch.as_tensor(model.params, dtype=torch.float64)).detach().numpy()
     return 0.5 * float(np.sum(H * model.cov))
 
 
