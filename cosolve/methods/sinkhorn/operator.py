@@ -99,7 +99,20 @@ def gumbel_sinkhorn(
     broadcasts against ``logits`` (a per-entry matrix from :func:`adaptive_temperature`);
     ``iterations`` and ``tol`` as in :func:`log_sinkhorn`."""
     g = gumbel_noise((samples, *logits.shape), generator).to(logits.dtype) * noise if noise > 0 else 0.0
-    return torch.exp(log_sinkhorn((logits.unsqueeze(0) + g) / temperature, iterations, tol))
+    noisy = logits.unsqueeze(0) + g
+    if isinstance(temperature, torch.Tensor) and temperature.dim() >= 2:
+        noisy = double_centre(noisy)
+    return torch.exp(log_sinkhorn(noisy / temperature, iterations, tol))
+
+
+def double_centre(x: torch.Tensor) -> torch.Tensor:
+    """``x`` (…, n, n) minus its row and column means plus its overall mean. Sinkhorn ignores row
+    and column constants, but an entry-wise temperature would turn them into a bias: a row's
+    common offset ``c`` divided by column-dependent temperatures favours the cooler columns by
+    ``c (1 / T_ij - 1 / T_ik)``, whatever the row's own preferences. Removing them first makes the
+    adaptive temperature act on the assignment information alone (and leaves scalar temperatures'
+    results unchanged)."""
+    return x - x.mean(-1, keepdim=True) - x.mean(-2, keepdim=True) + x.mean((-2, -1), keepdim=True)
 
 
 class TemperatureSchedule:

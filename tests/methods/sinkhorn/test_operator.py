@@ -12,6 +12,7 @@ from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_posit
 from cosolve.methods.sinkhorn.operator import (
     TemperatureSchedule,
     adaptive_temperature,
+    double_centre,
     gumbel_sinkhorn,
     log_sinkhorn,
     normalized_entropy,
@@ -42,6 +43,27 @@ def test_outputs_are_doubly_stochastic():
         assert torch.isfinite(p).all()
         torch.testing.assert_close(p.sum(-2), torch.ones(3, 4, 20, dtype=torch.float64), atol=1e-5, rtol=0)
         torch.testing.assert_close(p.sum(-1), torch.ones(3, 4, 20, dtype=torch.float64), atol=1e-5, rtol=0)
+
+
+def test_row_and_column_offsets_change_nothing_under_any_temperature():
+    """Sinkhorn ignores row and column constants of its input; with the entry-wise adaptive
+    temperature this holds because the noisy logits are double-centred first."""
+    torch.manual_seed(0)
+    logits = torch.randn(2, 7, 7, dtype=torch.float64)
+    shifted = logits + 40.0 * torch.randn(2, 7, 1, dtype=torch.float64) + 3.0 * torch.randn(2, 1, 7, dtype=torch.float64)
+    centred = double_centre(shifted)
+    torch.testing.assert_close(centred.mean(-1), torch.zeros(2, 7, dtype=torch.float64), atol=1e-12, rtol=0)
+    torch.testing.assert_close(centred.mean(-2), torch.zeros(2, 7, dtype=torch.float64), atol=1e-12, rtol=0)
+    temperature = adaptive_temperature(torch.exp(log_sinkhorn(logits, 10)), 0.7, max_boost=0.1)
+    assert temperature.std() > 0.005  # entries get different temperatures
+    a = gumbel_sinkhorn(logits, temperature, samples=2, generator=torch.Generator().manual_seed(3))
+    b = gumbel_sinkhorn(shifted, temperature, samples=2, generator=torch.Generator().manual_seed(3))
+    torch.testing.assert_close(a, b, atol=1e-9, rtol=0)
+    # a scalar temperature needs no centring: the offsets drop out at Sinkhorn's fixed point
+    options = {"samples": 2, "iterations": 100_000, "tol": 1e-12}
+    a = gumbel_sinkhorn(logits, 0.7, generator=torch.Generator().manual_seed(3), **options)
+    b = gumbel_sinkhorn(shifted, 0.7, generator=torch.Generator().manual_seed(3), **options)
+    torch.testing.assert_close(a, b, atol=1e-6, rtol=0)
 
 
 def test_gradients_flow_through_the_operator():
