@@ -93,25 +93,25 @@ def fit_outcome_model(
     kept = np.arange(K)
     if drop_constant:
         kept = np.flatnonzero((np.arange(K) == 0) | (np.diag(gram) > 0))
-        Z, gram, names = Z[:, kept], gram[np.ix_(kept, kept)], [names[k] for k in kept]
+        Z, gram = Z[:, kept], gram[np.ix_(kept, kept)]
+    fitted = [names[k] for k in kept]
     if ridge == 0:
-        _check_identified(gram, names, link, len(y), kind, data.source)
+        _check_identified(gram, fitted, link, len(y), kind, data.source)
     if link == "identity":
-        penalty = np.full(len(names), float(ridge))
+        penalty = np.full(len(fitted), float(ridge))
         penalty[0] = 0.0
         hessian = gram + np.diag(penalty)
         factor = scipy.linalg.cho_factor(hessian)
         params = scipy.linalg.cho_solve(factor, Z.T @ y)
         resid = y - Z @ params
     else:
-        params, hessian, resid = _newton_logit(Z, y, names, data.source)
+        params, hessian, resid = _newton_logit(Z, y, fitted, data.source)
         factor = scipy.linalg.cho_factor(hessian)
     cov = _cluster_sandwich(Z, resid, groups, factor)
     if kept.size < K:
         full_params, full_cov = np.zeros(K), np.zeros((K, K))
         full_params[kept], full_cov[np.ix_(kept, kept)] = params, cov
         params, cov = full_params, full_cov
-    names = [INTERCEPT, *design.feature_names(interactions)]
     return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters, forced_choice=data.pair is not None)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
 from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty, value_bias
-from cosolve.methods.conjoint.gradient import PENALTIES, optimize_policy
+from cosolve.methods.conjoint.gradient import PENALTIES, logits_of, optimize_policy
 from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value, value_weights
 
 #: Gradient solutions get their value's bias (nested Hessians, seconds per hundred parameters) up to
@@ -155,7 +155,7 @@ def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) ->
         if cf.ok:
             jac_pi, jac_q = closed_form_jacobians(model, lam, cf)
             u = uncertainty(model, jac_pi, jac_q)
-            bias = value_bias(model, lam, penalty, _logits(cf.pi), closed_form=True)
+            bias = value_bias(model, lam, penalty, logits_of(cf.pi), closed_form=True)
             return PolicyResult(
                 cf.pi, u.pi_se, policy_value(model, cf.pi), u.value_se, policy_value(model, list(model.design.p0)),
                 "closed-form", lam, penalty, "", time.perf_counter() - started,
@@ -177,8 +177,3 @@ def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) ->
         {"iterations": grad.iterations, "grad_norm": grad.grad_norm, "converged": grad.converged, "penalty_value": pen},
         bias,
     )  # fmt: skip
-
-
-def _logits(pi: list[np.ndarray]) -> np.ndarray:
-    """The baseline-pinned logits (n_main,) of an interior policy."""
-    return np.concatenate([np.log(p[1:] / p[0]) for p in pi])

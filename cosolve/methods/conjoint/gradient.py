@@ -111,9 +111,14 @@ def value_of_features(model: OutcomeModel, expected, params):
     return constant + weights @ params + expected[1:] @ params[1:]
 
 
+def logits_of(pi: list[np.ndarray]) -> np.ndarray:
+    """The baseline-pinned logits (n_main,) of a positive policy: ``log(pi[d][l] / pi[d][0])``, ``l >= 1``."""
+    return np.concatenate([np.log(np.asarray(p)[1:] / p[0]) for p in pi])
+
+
 def initial_logits(design: Design) -> np.ndarray:
-    """The logits of ``p0``: ``log(p0[d][l] / p0[d][0])`` for ``l >= 1``."""
-    return np.concatenate([np.log(p[1:] / p[0]) for p in design.p0])
+    """The logits of ``p0``."""
+    return logits_of(list(design.p0))
 
 
 def optimize_policy(
