@@ -75,7 +75,8 @@ def report(path: Path, out: Path) -> str:
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}. Cumulative wealth (start 1, in cash), APY, "
         "Sharpe ((APY - 4%) / annualised sd), maximum drawdown, Calmar, mean daily turnover ||b_t - b_hat||_1, mean "
-        "number of assets held, and for PSGA its solve time and iterations per day (summed over its 2 starts). "
+        "number of assets held, and for PSGA its solve time and iterations per day (summed over its starts: "
+        "relaxed, previous and uniform by default). "
         "Reproduce with `python bench/psga_backtest.py`.",
     ]
     by_key: dict[tuple[str, float], list[dict]] = {}

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Solve PATH with one method under a wall-clock budget. "
         "Logs one line per improvement, then a summary (or one JSON object with --json).",
     )
-    p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, edge list, TSPLIB)")
+    p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, edge list, TSPLIB, jigsaw .npz)")
     p.add_argument("--method", "-m", default="scip", help="method name (see: cosolve methods); default scip")
     p.add_argument("--time", "-t", type=float, default=10.0, help="wall-clock budget in seconds (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

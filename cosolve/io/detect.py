@@ -24,6 +24,7 @@ FORMATS: dict[str, str] = {
     "dimacs": "graph, DIMACS: 'p edge N M' and 'e u v [w]' lines (needs --problem)",
     "edgelist": "graph, 'u v [w]' per line, '#'/'%' comments (needs --problem)",
     "tsplib": "TSP, TSPLIB with EDGE_WEIGHT_TYPE EUC_2D",
+    "jigsaw": "jigsaw puzzle, NumPy .npz with arrays pieces (p, s, s[, c]), grid (rows, cols) and optionally truth",
 }
 
 GRAPH_KINDS = ("mis", "maxcut", "maxclique", "mds")
@@ -34,6 +35,7 @@ _EXTENSIONS = {
     ".mps": "mps",
     ".lp": "lp",
     ".tsp": "tsplib",
+    ".npz": "jigsaw",
     ".col": "dimacs",
     ".clq": "dimacs",
     ".dimacs": "dimacs",
@@ -113,6 +115,8 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
     ``u v [w]``; else set cover.
     """
     raw_head = read_bytes(path, limit=_SNIFF_BYTES)
+    if raw_head.startswith(b"PK\x03\x04"):  # a zip archive: the only one cosolve reads is a jigsaw .npz
+        return "jigsaw"
     lines = raw_head.decode("utf-8", errors="replace").splitlines()
     if len(raw_head) == _SNIFF_BYTES:
         lines = lines[:-1]  # the last line may be cut
@@ -203,6 +207,13 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
         from cosolve.io.tsplib import read_tsplib
 
         return read_tsplib(path)
+
+    if fmt == "jigsaw":
+        if problem not in (None, "jigsaw"):
+            raise _mismatch(path, "jigsaw", problem)
+        from cosolve.io.jigsawfile import read_jigsaw
+
+        return read_jigsaw(path)
 
     # orlib, rail, or numeric text of either layout
     if problem not in (None, "setcover"):

@@ -13,7 +13,7 @@ from cosolve.problems.mip import MIP
 from cosolve.problems.setcover import SetCover
 from cosolve.problems.tsp import TSP
 
-PROBLEM_KINDS = ("setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip")
+PROBLEM_KINDS = ("setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "jigsaw", "mip")
 
 __all__ = [
     "GRAPH_PROBLEMS",

@@ -1,0 +1,101 @@
+"""Jigsaw puzzle files: NumPy ``.npz`` archives (no pickled objects).
+
+Arrays:
+
+- ``pieces``: (p, s, s) grey or (p, s, s, c) colour square pieces, ``uint8`` (0..255) or float in
+  [0, 1], in shuffled order;
+- ``grid``: (2,) integers ``rows, cols`` with ``rows * cols = p``;
+- ``truth`` (optional): (p,) integers, the true grid position (row-major) of each piece, kept as
+  ``problem.truth`` to score a reassembly against (solvers never see it).
+
+:func:`write_jigsaw` writes one, e.g. for a puzzle cut from a picture::
+
+    from matplotlib.image import imread
+    from cosolve.problems.jigsaw import cut
+    from cosolve.io.jigsawfile import write_jigsaw
+    write_jigsaw(cut(imread("photo.png"), 4, seed=0), "photo-4x4.npz")
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+
+import numpy as np
+
+from cosolve.errors import InputError
+from cosolve.io.detect import check_file, instance_name
+from cosolve.io.solution import atomic_path
+from cosolve.problems.jigsaw import Jigsaw
+
+
+def _arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    p = check_file(path)
+    with open(p, "rb") as f:
+        magic = f.read(6)
+    if magic == b"\x93NUMPY":
+        raise InputError("a single .npy array, not an .npz archive with pieces and grid", where=str(path))
+    if not magic.startswith(b"PK\x03\x04"):
+        raise InputError("not an .npz archive (it does not start as a zip file)", where=str(path))
+    try:
+        with np.load(p, allow_pickle=False) as archive:
+            return {key: archive[key] for key in archive.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, io.UnsupportedOperation) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"not a readable .npz archive ({reason})", where=str(path)) from None
+
+
+def _pieces(raw: np.ndarray, where: str) -> np.ndarray:
+    if raw.dtype == np.uint8:
+        return raw.astype(np.float64) / 255.0
+    if raw.dtype.kind != "f":
+        raise InputError(f"pieces must be uint8 or float, got {raw.dtype}", where=where)
+    if raw.size and not np.all(np.isfinite(raw)):
+        raise InputError("pieces hold NaN or infinite values", where=where)
+    if raw.size and (raw.min() < 0.0 or raw.max() > 1.0):
+        raise InputError(f"float pieces must lie in [0, 1], got {raw.min():g}..{raw.max():g}", where=where)
+    return raw.astype(np.float64)
+
+
+def _integers(raw: np.ndarray, name: str, shape: str, where: str) -> np.ndarray:
+    if raw.dtype.kind not in "iu":
+        raise InputError(f"{name} must be integers {shape}, got {raw.dtype}", where=where)
+    return raw.astype(np.int64)
+
+
+def read_jigsaw(path: str | os.PathLike) -> Jigsaw:
+    """The :class:`~cosolve.problems.jigsaw.Jigsaw` in the ``.npz`` file at ``path`` (module
+    docstring); :class:`InputError` naming the file for anything missing or malformed."""
+    where = str(path)
+    arrays = _arrays(path)
+    missing = [key for key in ("pieces", "grid") if key not in arrays]
+    if missing:
+        found = ", ".join(sorted(arrays)) or "none"
+        raise InputError(
+            f"a jigsaw file needs arrays pieces and grid; missing {', '.join(missing)} (found: {found})", where=where
+        )
+    pieces = _pieces(arrays["pieces"], where)
+    grid = _integers(arrays["grid"], "grid", "(rows, cols)", where)
+    if grid.shape != (2,):
+        raise InputError(f"grid must be two integers (rows, cols), got shape {grid.shape}", where=where)
+    truth = arrays.get("truth")
+    if truth is not None:
+        truth = _integers(truth, "truth", "(p,)", where)
+    try:
+        return Jigsaw(pieces, (int(grid[0]), int(grid[1])), truth=truth, name=instance_name(path))
+    except InputError as e:
+        raise InputError(str(e).removeprefix("jigsaw: "), where=where) from None
+
+
+def write_jigsaw(problem: Jigsaw, path: str | os.PathLike) -> None:
+    """Write ``problem`` to ``path`` (``.npz``, atomically: an existing file is replaced whole or
+    not at all). Pieces are stored as ``uint8`` when that loses nothing, else as float."""
+    pieces = problem.pieces
+    as_bytes = np.round(pieces * 255.0)
+    stored = as_bytes.astype(np.uint8) if np.allclose(as_bytes / 255.0, pieces, rtol=0.0, atol=1e-12) else pieces
+    arrays = {"pieces": stored, "grid": np.asarray(problem.grid, dtype=np.int64)}
+    if problem.truth is not None:
+        arrays["truth"] = np.asarray(problem.truth, dtype=np.int64)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)

@@ -1,0 +1,125 @@
+"""Jigsaw puzzle files (.npz): round trips, the bundled puzzles, one-line errors, the CLI route."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cosolve.errors import InputError, UsageError
+from cosolve.io import read
+from cosolve.io.jigsawfile import read_jigsaw, write_jigsaw
+from cosolve.problems.jigsaw import Jigsaw, cut
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLED = sorted((ROOT / "instances" / "jigsaw").glob("*.npz"))
+
+
+def _gradient_image(size: int = 24, colour: bool = True) -> np.ndarray:
+    y, x = np.mgrid[0:size, 0:size] / (size - 1)
+    grey = 0.5 * x + 0.3 * y * y + 0.2 * np.sin(3 * x * y)
+    return np.stack([grey, 1 - grey, x * y], axis=-1) if colour else grey
+
+
+@pytest.mark.parametrize("uint8", [True, False])
+def test_round_trip_keeps_pieces_grid_and_truth(tmp_path, uint8):
+    image = _gradient_image()
+    image = np.round(image * 255).astype(np.uint8) if uint8 else image
+    problem = cut(image, 3, seed=4)
+    path = tmp_path / "p.npz"
+    write_jigsaw(problem, path)
+    back = read(path)
+    assert isinstance(back, Jigsaw) and back.name == "p" and back.grid == (3, 3)
+    np.testing.assert_array_equal(back.truth, problem.truth)
+    np.testing.assert_allclose(back.pieces, problem.pieces, rtol=0, atol=1e-15)
+    with np.load(path) as stored:
+        assert stored["pieces"].dtype == (np.uint8 if uint8 else np.float64)
+
+
+def test_grey_pieces_and_no_truth(tmp_path):
+    problem = Jigsaw(_gradient_image(colour=False).reshape(4, 6, 4, 6).transpose(0, 2, 1, 3).reshape(16, 6, 6)[:4], (2, 2))
+    path = tmp_path / "grey.npz"
+    write_jigsaw(problem, path)
+    back = read(path, problem="jigsaw")
+    assert back.truth is None and back.pieces.shape == (4, 6, 6, 1)
+    assert back.discontinuity(np.arange(4)) == pytest.approx(problem.discontinuity(np.arange(4)))
+
+
+def test_format_is_told_from_content_without_the_extension(tmp_path):
+    path = tmp_path / "puzzle.bin"
+    write_jigsaw(cut(_gradient_image(), 2, seed=0), path)
+    assert read(path).kind == "jigsaw"
+    with pytest.raises(InputError, match="holds a jigsaw instance, not mis"):
+        read(path, problem="mis")
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_bundled_puzzles_are_solved_to_their_truth(path):
+    import cosolve
+
+    problem = read_jigsaw(path)
+    truth_value = problem.discontinuity(problem.truth)
+    result = cosolve.solve(path, method="gumbel-sinkhorn", time_limit=3)
+    assert problem.evaluate(result.solution).feasible
+    assert result.objective <= truth_value + 1e-9
+    assert np.array_equal(result.solution, problem.truth)
+
+
+def _bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
+    cases = {}
+
+    def case(name, writer, message):
+        path = folder / f"{name}.npz"
+        writer(path)
+        cases[name] = (path, message)
+
+    case("text", lambda p: p.write_text("hello"), "does not start as a zip file")
+    case("npy", lambda p: p.write_bytes(b"\x93NUMPY" + b"\0" * 20), "a single .npy array")
+    case("truncated", lambda p: p.write_bytes(b"PK\x03\x04" + b"\0" * 30), "not a readable .npz archive")
+    case("no-grid", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3))), "missing grid")
+    case("wrong-count", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2, 3])), "2 x 3 grid needs 6 pieces")
+    case("grid-shape", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2, 2, 1])), "grid must be two integers")
+    case("grid-float", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2.0, 2.0])), "grid must be integers")
+    case("objects", lambda p: np.savez(p, pieces=np.array([None, 1], dtype=object), grid=np.array([1, 2])), "not a readable")
+    case("range", lambda p: np.savez(p, pieces=np.full((4, 3, 3), 2.0), grid=np.array([2, 2])), r"must lie in \[0, 1\]")
+    case("nan", lambda p: np.savez(p, pieces=np.full((4, 3, 3), np.nan), grid=np.array([2, 2])), "NaN")
+    case("ints", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3), dtype=np.int32), grid=np.array([2, 2])), "uint8 or float")
+    case("not-square", lambda p: np.savez(p, pieces=np.zeros((4, 3, 5)), grid=np.array([2, 2])), r"shape \(p, s, s")
+    bad_truth = dict(pieces=np.zeros((4, 3, 3)), grid=np.array([2, 2]), truth=np.array([0, 0, 1, 2]))
+    case("truth", lambda p: np.savez(p, **bad_truth), "truth is not a permutation")
+    return cases
+
+
+def test_malformed_files_get_one_line_errors_naming_the_file(tmp_path):
+    for name, (path, message) in _bad_files(tmp_path).items():
+        with pytest.raises(InputError, match=message) as info:
+            read(path)
+        text = str(info.value)
+        assert text.startswith(str(path)) and "\n" not in text, name
+
+
+def test_unknown_problem_name_lists_jigsaw():
+    with pytest.raises(UsageError, match="jigsaw"):
+        read(BUNDLED[0], problem="puzzle")
+
+
+def test_cli_solves_a_puzzle_file_and_plots_it(tmp_path):
+    picture = tmp_path / "before-after.png"
+    solution = tmp_path / "coffee.sol"
+    cmd = [sys.executable, "-m", "cosolve", "solve", str(ROOT / "instances/jigsaw/coffee-4x4.npz"), "--method",
+           "gumbel-sinkhorn", "--time", "3", "--json", "--plot", str(picture), "--output", str(solution)]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    problem = read(ROOT / "instances/jigsaw/coffee-4x4.npz")
+    assert result["problem"] == "jigsaw" and result["objective"] == pytest.approx(problem.discontinuity(problem.truth))
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+    assert solution.exists()
+    bad = tmp_path / "bad.npz"
+    bad.write_text("nope")
+    proc = subprocess.run(
+        [sys.executable, "-m", "cosolve", "solve", str(bad), "--method", "gumbel-sinkhorn"], capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "does not start as a zip file" in proc.stderr
