@@ -32,5 +32,6 @@ def run(args: argparse.Namespace) -> int:
         if cls.summary:
             print(f"{'':<{width}}  {cls.summary}")
         for key, option in cls.options.items():
-            print(f"{'':<{width}}    --set {key}=<{option.type.__name__}> (default {option.default!r}): {option.help}")
+            default = "auto" if option.default is None else repr(option.default)
+            print(f"{'':<{width}}    --set {key}=<{option.type.__name__}> (default {default}): {option.help}")
     return 0

@@ -104,9 +104,7 @@ def _backtest(args: argparse.Namespace) -> int:
         runs[s.name] = (record, time.perf_counter() - start)
     record, seconds = runs[strategy.name]
     metrics = record.metrics()
-    shown = dict(strategy.config)
-    if "cost" in shown:
-        shown["cost"] = strategy.cost
+    shown = strategy.settings()
     if args.plot:
         from cosolve.portfolio.plot import plot_wealth
 

@@ -15,13 +15,16 @@ from cosolve.problems.base import Problem
 
 @dataclass(frozen=True)
 class Option:
-    """A method option: its type (used to parse ``--set key=value``), default and help."""
+    """A method option: its type (used to parse ``--set key=value``), default and help; optional
+    ``choices``, an inclusive ``minimum`` and an exclusive upper bound ``below``. An option whose
+    default is None (worked out from other settings) also takes ``auto`` for that default."""
 
     type: type
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
     minimum: float | None = None
+    below: float | None = None
 
 
 @dataclass

@@ -12,6 +12,8 @@ _FALSE = {"0", "false", "no", "off"}
 
 
 def _convert(method: str, key: str, option: Option, value: Any) -> Any:
+    if option.default is None and (value is None or (isinstance(value, str) and value.strip().lower() == "auto")):
+        return None
     if isinstance(value, str) and option.type is not str:
         text = value.strip().lower()
         try:
@@ -29,6 +31,8 @@ def _convert(method: str, key: str, option: Option, value: Any) -> Any:
         raise UsageError(f"option {key}={value!r} of method {method}: expected {option.type.__name__}")
     if option.minimum is not None and value < option.minimum:
         raise UsageError(f"option {key}={value!r} of method {method}: must be at least {option.minimum:g}")
+    if option.below is not None and not value < option.below:
+        raise UsageError(f"option {key}={value!r} of method {method}: must be below {option.below:g}")
     if option.choices is not None and value not in option.choices:
         raise UsageError(f"option {key}={value!r} of method {method}: choose one of {', '.join(map(str, option.choices))}")
     return value

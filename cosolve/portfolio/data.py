@@ -20,6 +20,10 @@ from cosolve.io.bundled import resolve_named
 BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "olps"
 
 
+#: a file whose median value is above this (or below its inverse) holds prices, not relatives
+PRICE_LIKE = 3.0
+
+
 def bundled_datasets() -> dict[str, Path]:
     """The bundled data sets by short name (``djia`` -> ``instances/olps/djia.csv``), sorted."""
     if not BUNDLED_DIR.is_dir():
@@ -33,15 +37,14 @@ def resolve_data(name: str | os.PathLike) -> Path:
 
 
 def read_relatives(path: str | os.PathLike) -> np.ndarray:
-    """The (T, n) float64 matrix of price relatives in the CSV file ``path``.
+    """The (T, n) float64 matrix of price relatives in the CSV file ``path`` (or the bundled data
+    set of that name, e.g. ``"djia"``).
 
     Raises InputError naming the file and line (and column, 1-based) for: a missing or empty
     file, a non-numeric cell, rows of different lengths, a relative that is not a positive finite
-    number, fewer than 2 days.
+    number, fewer than 2 days, and a median value above 3 or below 1/3 (prices, not relatives).
     """
-    path = Path(path)
-    if not path.exists():
-        raise InputError("no such file", where=str(path))
+    path = resolve_data(path)
     if path.is_dir():
         raise InputError("is a directory, not a CSV file", where=str(path))
     try:
@@ -80,7 +83,14 @@ def read_relatives(path: str | os.PathLike) -> np.ndarray:
         rows.append(row)
     if len(rows) < 2:
         raise InputError(f"{len(rows)} day(s) of price relatives; a backtest needs at least 2", where=str(path))
-    return np.vstack(rows)
+    x = np.vstack(rows)
+    typical = float(np.median(x))
+    if not 1.0 / PRICE_LIKE < typical < PRICE_LIKE:
+        raise InputError(
+            f"values look like prices, not price relatives (median {typical:.4g}; a relative p[t] / p[t-1] is near 1)",
+            where=str(path),
+        )
+    return x
 
 
 def _numeric(cell: str) -> bool:

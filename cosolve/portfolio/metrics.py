@@ -19,21 +19,31 @@ HELD = 1e-8
 
 
 def apy(final_wealth: float, days: int) -> float:
-    """Annual percentage yield ``W ** (252 / T) - 1`` of ending with ``final_wealth`` after ``days``."""
-    return float(final_wealth) ** (DAYS_PER_YEAR / days) - 1.0
+    """Annual percentage yield ``W ** (252 / T) - 1`` of ending with ``final_wealth`` after ``days``
+    (infinite when that overflows a float, -1 for a wealth of 0)."""
+    w = float(final_wealth)
+    if w <= 0.0:
+        return -1.0
+    try:
+        return math.exp(math.log(w) * DAYS_PER_YEAR / days) - 1.0
+    except OverflowError:
+        return math.inf
 
 
 def sharpe(apy_value: float, daily_returns: np.ndarray) -> float:
     """Annualised Sharpe ratio ``(APY - 4%) / (std(daily net returns) * sqrt(252))``.
 
     The standard deviation is the sample one (``ddof=1``, as MATLAB's ``std`` in the OLPS
-    toolbox); NaN with fewer than 2 days or constant returns.
+    toolbox); NaN with fewer than 2 days, or with returns constant up to rounding (a standard
+    deviation below 1e-12 of their mean size).
     """
     r = np.asarray(daily_returns, dtype=np.float64)
     if r.size < 2:
         return math.nan
-    sd = float(np.std(r, ddof=1)) * math.sqrt(DAYS_PER_YEAR)
-    return (apy_value - RISK_FREE) / sd if sd > 0 else math.nan
+    sd = float(np.std(r, ddof=1))
+    if not sd > 1e-12 * max(float(np.mean(np.abs(r))), 1e-300):
+        return math.nan
+    return (apy_value - RISK_FREE) / (sd * math.sqrt(DAYS_PER_YEAR))
 
 
 def max_drawdown(wealth: np.ndarray) -> float:

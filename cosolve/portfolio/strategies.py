@@ -77,6 +77,23 @@ class Strategy:
         own = self.config.get("cost")
         return self.market_cost if own is None else float(own)
 
+    @property
+    def lam(self) -> float:
+        """The L1 trading weight in force (strategies with a ``lam`` parameter): ``lam``, or 10 x
+        :attr:`cost` when it is None (TCO's default)."""
+        own = self.config.get("lam")
+        return 10.0 * self.cost if own is None else float(own)
+
+    def settings(self) -> dict[str, Any]:
+        """``config`` with the defaults that depend on the backtest worked out (``cost``, ``lam``);
+        meaningful after :meth:`start`."""
+        shown = dict(self.config)
+        if "cost" in shown:
+            shown["cost"] = self.cost
+        if "lam" in shown:
+            shown["lam"] = self.lam
+        return shown
+
     def uniform(self) -> np.ndarray:
         return np.full(self.n, 1.0 / self.n)
 
@@ -104,7 +121,7 @@ def get_strategy(name: str, **params: Any) -> Strategy:
     return table[name](**params)
 
 
-_COST = Option(float, None, "transaction cost rate the strategy plans with (default: the backtest's)", minimum=0.0)
+_COST = Option(float, None, "transaction cost rate the strategy plans with (default: the backtest's)", minimum=0.0, below=1.0)
 
 
 @register_strategy
@@ -231,8 +248,7 @@ class _TransactionCostOptimization(Strategy):
         predicted = self.predict(history)
         v = predicted / float(b_hat @ predicted)
         step = self.config["eta"] * (v - v.mean())
-        lam = self.config["lam"] if self.config["lam"] is not None else 10.0 * self.cost
-        return project_simplex(b_hat + np.sign(step) * np.maximum(np.abs(step) - lam, 0.0))
+        return project_simplex(b_hat + np.sign(step) * np.maximum(np.abs(step) - self.lam, 0.0))
 
 
 @register_strategy

@@ -40,7 +40,7 @@ def test_json_is_one_object_with_the_metrics(capsys):
     data = json.loads(line)
     assert set(data) >= KEYS
     assert data["method"] == "tco1" and data["data"] == "djia" and data["cost"] == 0.0025
-    assert data["params"] == {"eta": 5.0, "lam": None, "cost": 0.0025}
+    assert data["params"] == {"eta": 5.0, "lam": 0.025, "cost": 0.0025}  # lam: 10 x cost, as used
     assert data["wealth"] > 0 and 0 <= data["max_drawdown"] < 1 and data["compare"] == {}
 
 
@@ -67,6 +67,8 @@ def test_summary_and_plot_with_comparisons(capsys, tmp_path):
             "unknown option 'eps' for method olmar; valid options: epsilon, window",
         ),
         (["djia", "--method", "olmar", "--cost", "1.5"], "--cost must be a rate in [0, 1)"),
+        (["djia", "--method", "tco2", "--set", "cost=2"], "option cost=2.0 of method tco2: must be below 1"),
+        (["djia", "--method", "psga", "--set", "cost=1"], "option cost=1.0 of method psga: must be below 1"),
         (["djia", "--method", "olmar", "--compare", "nope"], "unknown portfolio method 'nope'"),
         (["missing.csv", "--method", "olmar"], "missing.csv: no such file"),
     ],
@@ -93,3 +95,23 @@ def test_malformed_csv_from_the_command_line(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"cosolve: error: {bad}:3: column 2: 'oops' is not a number\n"
+
+
+def test_auto_takes_the_default_that_depends_on_the_backtest(capsys):
+    code, out, err = run(
+        capsys, "djia", "--method", "psga", "--k", "3", "--cost", "0.001", "--set", "lam=auto", "--set", "cost=AUTO", "--json"
+    )
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert params["cost"] == 0.001 and params["lam"] == pytest.approx(0.01)
+    code, out, err = run(capsys, "djia", "--method", "tco1", "--set", "lam=0.5")
+    assert code == 0, err
+    assert "tco1 (eta=10.0, lam=0.5, cost=0.0)" in out
+
+
+def test_prices_instead_of_relatives_are_refused_in_one_line(capsys, tmp_path):
+    prices = tmp_path / "prices.csv"
+    prices.write_text("a,b\n100,200\n101,198\n103,201\n")
+    code, out, err = run(capsys, prices, "--method", "olmar")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "values look like prices, not price relatives (median 150" in err

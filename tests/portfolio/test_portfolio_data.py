@@ -56,3 +56,20 @@ def test_missing_file_and_folder(tmp_path):
         read_relatives(tmp_path / "missing.csv")
     with pytest.raises(InputError, match="is a directory"):
         read_relatives(tmp_path)
+
+
+def test_bundled_name_is_enough_for_read_relatives():
+    assert read_relatives("djia").shape == (507, 30)
+
+
+@pytest.mark.parametrize("scale", [100.0, 0.01])
+def test_prices_are_told_apart_from_relatives(tmp_path, scale):
+    rng = np.random.default_rng(0)
+    prices = scale * np.cumprod(rng.uniform(0.98, 1.02, (50, 3)), axis=0)
+    path = write(tmp_path, "\n".join(",".join(f"{v:.6f}" for v in row) for row in prices))
+    with pytest.raises(InputError, match="values look like prices, not price relatives") as info:
+        read_relatives(path)
+    assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)
+    relatives = prices[1:] / prices[:-1]
+    back = read_relatives(write(tmp_path, "\n".join(",".join(repr(float(v)) for v in row) for row in relatives), "r.csv"))
+    np.testing.assert_array_equal(back, relatives)

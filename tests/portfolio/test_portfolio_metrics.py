@@ -36,3 +36,11 @@ def test_summary_keys_and_turnover_and_assets():
     assert out["wealth"] == 1.21 and out["max_drawdown"] == pytest.approx(0.1)
     assert out["apy"] == pytest.approx(1.21 ** (252 / 3) - 1)
     assert out["turnover"] == pytest.approx(10 / 9) and out["avg_assets"] == pytest.approx(2.0)
+
+
+def test_extreme_curves_give_inf_or_nan_not_errors():
+    assert apy(1e300, 2) == math.inf  # W ** 126 overflows a float
+    assert apy(0.0, 10) == -1.0
+    # returns equal up to rounding (every relative 1e-3): no Sharpe, not -3e17
+    returns = np.full(20, 1e-3) * (1 + np.array([0, 1e-16] * 10))
+    assert math.isnan(sharpe(-1.0, returns))

@@ -36,7 +36,7 @@ class PsgaStrategy(Strategy):
         "eta": Option(float, 10.0, "weight of the predicted return", minimum=0.0),
         "lam": Option(float, None, "L1 transaction-cost weight (default: 10 x cost)", minimum=0.0),
         "mu": Option(float, 1.0, "weight of the quadratic proximity term", minimum=0.0),
-        "cost": Option(float, None, "transaction cost rate planned with (default: the backtest's)", minimum=0.0),
+        "cost": Option(float, None, "transaction cost rate planned with (default: the backtest's)", minimum=0.0, below=1.0),
         "prox": Option(str, "admm", "proximal step by ADMM or exactly", choices=("admm", "exact")),
         "rho_factor": Option(float, 1.1, "penalty as a multiple of the exact-penalty threshold (> 1)", minimum=1.0),
         "alpha": Option(float, 10.0, "proximal step size", minimum=1e-12),
@@ -60,7 +60,7 @@ class PsgaStrategy(Strategy):
             return b
         xp = reversal(history) if c["predictor"] == "reversal" else moving_average(history, c["window"])
         v = xp / (b_hat @ xp)
-        lam = 10.0 * self.cost if c["lam"] is None else c["lam"]
+        lam = self.lam
         runs = solve_period(
             v, b_hat, eta=c["eta"], lam=lam, mu=c["mu"], k=k, rho_factor=c["rho_factor"], alpha=c["alpha"], prox=c["prox"]
         )
