@@ -62,7 +62,7 @@ class PermutationLearner:
         temperature: str = "adaptive",
         steps: int = 1000,
         batch_size: int = 32,
-        lr: float = 1e-3,
+        lr: float = 1e-2,
         samples: int = 5,
         iterations: int = 10,
         start: float = 1.5,

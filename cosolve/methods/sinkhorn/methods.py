@@ -121,14 +121,15 @@ class GumbelSinkhorn(Method):
 
         o = ctx.options
         solve = solve_tsp_latent if problem.kind == "tsp" else solve_jigsaw_latent
-        solve(
+        runs = solve(
             problem, lambda tour: ctx.trace.offer(tour, None), _schedule(o), steps=o["latent_steps"],
             lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
             stop=lambda: ctx.deadline.stop_requested, runs=o["rounds"],
         )  # fmt: skip
+        stats = {"latent_runs": runs}
         if ctx.deadline.stop_requested:
-            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
-        return Outcome(Termination.COMPLETED)
+            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, stats=stats)
+        return Outcome(Termination.COMPLETED, stats=stats)
 
     def _solve_latent(self, problem: Problem, ctx: SolveContext) -> Outcome:
         import torch

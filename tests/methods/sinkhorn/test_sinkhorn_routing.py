@@ -45,6 +45,7 @@ def test_tiny_instances_reach_the_brute_force_optimum(seed):
     result = Solver("gumbel-sinkhorn", time_limit=60, seed=seed, latent_steps=100, rounds=2).solve(problem)
     assert problem.evaluate(result.solution).feasible
     assert result.objective == best
+    assert result.stats == {"latent_runs": 2}
 
 
 def test_berlin52_within_three_percent_after_two_runs():
