@@ -102,9 +102,12 @@ def run(args: argparse.Namespace) -> int:
             problem, result.solution, args.plot, title=f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
         )
 
+    in_place = _pieces_in_place(problem, result.solution)
     if args.json:
         out = result.to_dict(with_solution=False)
         out.update(path=args.path, read_time=read_time, setup_time=setup_time, output=args.output, plot=args.plot)
+        if in_place is not None:
+            out["pieces_in_place"] = in_place
         print(json.dumps(out))
     else:
         print(f"status       {result.status.value}")
@@ -113,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"bound        {fmt_value(result.bound)}")
         print(f"gap          {fmt_gap(result.gap)}")
         print(f"time         {result.time:.2f} s")
+        if in_place is not None:
+            print(f"truth        {in_place} of {len(problem.truth)} pieces in place")
         if result.stats:
             print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:
@@ -121,6 +126,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"plot         {args.plot if result.solution is not None else '(no solution, nothing drawn)'}")
     sys.stdout.flush()
     return 0
+
+
+def _pieces_in_place(problem: object, solution: object) -> int | None:
+    """How many pieces ``solution`` puts in place, for a jigsaw whose file gave the true arrangement
+    (None for other problems, without a truth or without a solution)."""
+    truth = getattr(problem, "truth", None) if getattr(problem, "kind", None) == "jigsaw" else None
+    if truth is None or solution is None:
+        return None
+    return int(sum(int(a) == int(b) for a, b in zip(solution, truth, strict=True)))
 
 
 def _stat(value: object) -> str:

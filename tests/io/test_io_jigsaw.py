@@ -115,6 +115,7 @@ def test_cli_solves_a_puzzle_file_and_plots_it(tmp_path):
     result = json.loads(proc.stdout)
     problem = read(ROOT / "instances/jigsaw/coffee-4x4.npz")
     assert result["problem"] == "jigsaw" and result["objective"] == pytest.approx(problem.discontinuity(problem.truth))
+    assert result["pieces_in_place"] == 16
     assert picture.read_bytes()[:4] == b"\x89PNG"
     assert solution.exists()
     bad = tmp_path / "bad.npz"
