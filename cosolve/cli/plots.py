@@ -56,5 +56,12 @@ def plot_solution(problem: Problem, solution: np.ndarray, path: str, *, title: s
             ax.axis("off")
         fig.suptitle(title or problem.name)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    from cosolve.io.solution import atomic_path
+
+    try:
+        with atomic_path(path) as tmp:  # an existing picture stays as it was if the write fails
+            fig.savefig(tmp, dpi=120, format=Path(path).suffix.lower().lstrip("."))
+    except OSError as e:
+        raise UsageError(f"--plot {path}: cannot write the picture ({e.strerror or e})") from None
+    finally:
+        plt.close(fig)

@@ -12,7 +12,7 @@ from cosolve.cli.common import fmt_gap, fmt_value
 from cosolve.core.options import parse_assignments
 from cosolve.core.result import TracePoint, relative_gap
 from cosolve.core.solver import Solver
-from cosolve.errors import UsageError
+from cosolve.errors import CosolveError, UsageError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -93,19 +93,29 @@ def run(args: argparse.Namespace) -> int:
         )
 
     result = solver.solve(problem, on_improvement=None if args.json else log)
+    failed: CosolveError | None = None  # a file that could not be written; reported after the summary
+    unwritten: set[str] = set()
     if args.output and result.solution is not None:
-        write_solution(problem, result.solution, args.output)
+        try:
+            write_solution(problem, result.solution, args.output)
+        except CosolveError as e:
+            failed = e
+            unwritten.add("output")
     if args.plot and result.solution is not None:
         from cosolve.cli.plots import plot_solution
 
-        plot_solution(
-            problem, result.solution, args.plot, title=f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
-        )
+        try:
+            title = f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
+            plot_solution(problem, result.solution, args.plot, title=title)
+        except CosolveError as e:
+            failed = failed or e
+            unwritten.add("plot")
 
     in_place = _pieces_in_place(problem, result.solution)
     if args.json:
         out = result.to_dict(with_solution=False)
-        out.update(path=args.path, read_time=read_time, setup_time=setup_time, output=args.output, plot=args.plot)
+        out.update(path=args.path, read_time=read_time, setup_time=setup_time)
+        out.update(output=None if "output" in unwritten else args.output, plot=None if "plot" in unwritten else args.plot)
         if in_place is not None:
             out["pieces_in_place"] = in_place
         print(json.dumps(out))
@@ -121,10 +131,14 @@ def run(args: argparse.Namespace) -> int:
         if result.stats:
             print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:
-            print(f"solution     {args.output if result.solution is not None else '(none found, nothing written)'}")
+            shown = "(not written, see the error)" if "output" in unwritten else args.output
+            print(f"solution     {shown if result.solution is not None else '(none found, nothing written)'}")
         if args.plot:
-            print(f"plot         {args.plot if result.solution is not None else '(no solution, nothing drawn)'}")
+            shown = "(not written, see the error)" if "plot" in unwritten else args.plot
+            print(f"plot         {shown if result.solution is not None else '(no solution, nothing drawn)'}")
     sys.stdout.flush()
+    if failed is not None:
+        raise failed
     return 0
 
 

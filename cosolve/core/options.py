@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from cosolve.core.method import Option
@@ -29,6 +30,8 @@ def _convert(method: str, key: str, option: Option, value: Any) -> Any:
         value = float(value)
     elif not isinstance(value, option.type) or (option.type is int and isinstance(value, bool)):
         raise UsageError(f"option {key}={value!r} of method {method}: expected {option.type.__name__}")
+    if option.type is float and not math.isfinite(value):
+        raise UsageError(f"option {key}={value!r} of method {method}: must be a finite number")
     if option.minimum is not None and value < option.minimum:
         raise UsageError(f"option {key}={value!r} of method {method}: must be at least {option.minimum:g}")
     if option.below is not None and not value < option.below:

@@ -37,6 +37,10 @@ def _edge_dissimilarity(a_last: np.ndarray, a_prev: np.ndarray, b_first: np.ndar
     return 0.5 * (ab + ba)
 
 
+#: channel counts a piece may have: grey, RGB, RGBA
+CHANNELS = (1, 3, 4)
+
+
 class Jigsaw(Problem):
     """``pieces`` (p, s, s) or (p, s, s, c) in [0, 1], ``grid`` = (rows, cols) with rows * cols = p
     and s >= 2; ``truth`` (p,) the true position of each piece, if known."""
@@ -50,11 +54,22 @@ class Jigsaw(Problem):
             pieces = pieces[..., None]
         if pieces.ndim != 4 or pieces.shape[1] != pieces.shape[2] or pieces.shape[1] < 2:
             raise InputError(f"jigsaw: pieces must have shape (p, s, s[, c]) with s >= 2, got {pieces.shape}")
+        if pieces.shape[3] not in CHANNELS:
+            raise InputError(f"jigsaw: pieces must have 1 (grey), 3 (RGB) or 4 (RGBA) channels, got {pieces.shape[3]}")
         rows, cols = (int(v) for v in grid)
-        if rows < 1 or cols < 1 or rows * cols != len(pieces) or len(pieces) < 2:
-            raise InputError(f"jigsaw: a {rows} x {cols} grid needs {rows * cols} pieces (at least 2), got {len(pieces)}")
+        if rows < 1 or cols < 1:
+            raise InputError(f"jigsaw: the grid needs at least 1 row and 1 column, got {rows} x {cols}")
+        if rows * cols != len(pieces) or len(pieces) < 2:
+            raise InputError(
+                f"jigsaw: a {rows} x {cols} grid holds {rows * cols} piece(s), got {len(pieces)} (a puzzle needs at least 2)"
+            )
         if not np.all(np.isfinite(pieces)):
             raise InputError("jigsaw: pixel values must be finite")
+        if pieces.min() < 0.0 or pieces.max() > 1.0:
+            raise InputError(
+                f"jigsaw: pixel values must lie in [0, 1], got {pieces.min():g} .. {pieces.max():g} "
+                "(give uint8 images, or floats scaled to [0, 1])"
+            )
         self.pieces, self.grid, self.name = pieces, (rows, cols), name
         self.truth = None
         if truth is not None:
@@ -122,6 +137,8 @@ def cut(image: np.ndarray, k: int, *, seed: int = 0, name: str = "") -> Jigsaw:
     """Cut ``image`` (h, w[, c], uint8 or float in [0, 1]) into a k x k grid of square pieces (the
     largest centred square crop divisible by k), shuffled by ``seed``; the truth is kept."""
     img = np.asarray(image)
+    if img.dtype != np.uint8 and not np.issubdtype(img.dtype, np.floating):
+        raise InputError(f"jigsaw: the image must be uint8 or float in [0, 1], got {img.dtype}")
     img = img.astype(np.float64) / 255.0 if img.dtype == np.uint8 else img.astype(np.float64)
     if img.ndim == 2:
         img = img[..., None]

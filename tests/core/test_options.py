@@ -26,6 +26,8 @@ def test_defaults_and_string_conversion():
         ({"adaptive": "maybe"}, "expected bool"),
         ({"mode": "c"}, "choose one of a, b"),
         ({"size": 2.5}, "expected int"),
+        ({"rate": "nan"}, "must be a finite number"),
+        ({"rate": float("inf")}, "must be a finite number"),
     ],
 )
 def test_bad_options_name_the_problem(given, message):
@@ -36,3 +38,14 @@ def test_bad_options_name_the_problem(given, message):
 def test_parse_assignments_needs_key_value():
     with pytest.raises(UsageError, match="KEY=VALUE"):
         parse_assignments(["novalue"])
+
+
+def test_bounds_and_auto():
+    declared = {"share": Option(float, 0.5, "a share", minimum=0.0, below=1.0), "cost": Option(float, None, "worked out")}
+    assert resolve_options("m", declared, parse_assignments(["share=0.99", "cost=auto"])) == {"share": 0.99, "cost": None}
+    with pytest.raises(UsageError, match="must be below 1"):
+        resolve_options("m", declared, {"share": 1.0})
+    with pytest.raises(UsageError, match="must be at least 0"):
+        resolve_options("m", declared, {"share": -0.1})
+    with pytest.raises(UsageError, match="expected float"):
+        resolve_options("m", declared, {"share": "auto"})  # auto only where the default is worked out

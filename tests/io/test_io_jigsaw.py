@@ -79,7 +79,7 @@ def _bad_files(folder: Path) -> dict[str, tuple[Path, str]]:
     case("npy", lambda p: p.write_bytes(b"\x93NUMPY" + b"\0" * 20), "a single .npy array")
     case("truncated", lambda p: p.write_bytes(b"PK\x03\x04" + b"\0" * 30), "not a readable .npz archive")
     case("no-grid", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3))), "missing grid")
-    case("wrong-count", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2, 3])), "2 x 3 grid needs 6 pieces")
+    case("wrong-count", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2, 3])), "2 x 3 grid holds 6 piece")
     case("grid-shape", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2, 2, 1])), "grid must be two integers")
     case("grid-float", lambda p: np.savez(p, pieces=np.zeros((4, 3, 3)), grid=np.array([2.0, 2.0])), "grid must be integers")
     case("objects", lambda p: np.savez(p, pieces=np.array([None, 1], dtype=object), grid=np.array([1, 2])), "not a readable")
@@ -124,3 +124,46 @@ def test_cli_solves_a_puzzle_file_and_plots_it(tmp_path):
         [sys.executable, "-m", "cosolve", "solve", str(bad), "--method", "gumbel-sinkhorn"], capture_output=True, text=True
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "does not start as a zip file" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("pieces", "grid", "message"),
+    [
+        (np.zeros((4, 8, 8, 2)), (2, 2), "1 \\(grey\\), 3 \\(RGB\\) or 4 \\(RGBA\\) channels, got 2"),
+        (np.zeros((16, 8, 8)), (-4, -4), "at least 1 row and 1 column, got -4 x -4"),
+        (np.zeros((1, 8, 8)), (1, 1), "holds 1 piece\\(s\\), got 1 \\(a puzzle needs at least 2\\)"),
+        (np.full((4, 8, 8, 3), 255.0), (2, 2), "must lie in \\[0, 1\\], got 255 .. 255"),
+    ],
+)
+def test_bad_puzzles_are_refused(pieces, grid, message):
+    with pytest.raises(InputError, match=message):
+        Jigsaw(pieces, grid)
+
+
+def test_cut_takes_uint8_or_scaled_floats_only():
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 256, (24, 24, 3))
+    puzzle = cut(image.astype(np.uint8), 3)
+    assert np.allclose(puzzle.reassemble(puzzle.truth), image / 255.0)
+    assert np.allclose(cut(image / 255.0, 3).pieces, puzzle.pieces)
+    with pytest.raises(InputError, match="uint8 or float in \\[0, 1\\], got int64"):
+        cut(image, 3)
+    with pytest.raises(InputError, match="must lie in \\[0, 1\\]"):
+        cut(image.astype(float), 3)  # 0..255 floats: not wrapped or clipped, refused
+
+
+def test_cli_export_of_a_puzzle_is_a_one_line_error(tmp_path):
+    target = tmp_path / "j.mps"
+    cmd = [sys.executable, "-m", "cosolve", "export", str(BUNDLED[0]), str(target)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no MIP model" in proc.stderr
+    assert not target.exists()
+
+
+def test_cli_picture_that_cannot_be_written_keeps_the_summary():
+    cmd = [sys.executable, "-m", "cosolve", "solve", str(BUNDLED[0]), "--method", "gumbel-sinkhorn", "--time", "1",
+           "--plot", "/proc/cosolve-cannot-write.png"]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "cosolve-cannot-write.png" in proc.stderr
+    if "status" in proc.stdout:  # as root the folder check passes and the write itself fails after the solve
+        assert "plot         (not written, see the error)" in proc.stdout

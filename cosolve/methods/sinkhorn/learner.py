@@ -13,6 +13,7 @@ task is :mod:`cosolve.methods.sinkhorn.sorting`.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from cosolve.problems.base import Problem
 from cosolve.problems.sorting import Sorting
 
 TASKS = ("sorting",)
+TEMPERATURES = ("adaptive", "fixed", "annealed")
 
 
 @dataclass
@@ -104,7 +106,25 @@ class PermutationLearner:
             threshold=self.threshold, max_boost=self.max_boost, iterations=self.iterations,
         )  # fmt: skip
 
+    def _check_params(self) -> None:
+        """UsageError naming the first parameter out of its range (checked by ``fit``, as in scikit-learn)."""
+        if self.temperature not in TEMPERATURES:
+            raise UsageError(f"temperature={self.temperature!r}; valid: {', '.join(TEMPERATURES)}")
+        for name, least in (("steps", 0), ("batch_size", 1), ("samples", 1), ("iterations", 1), ("hidden", 1), ("log_every", 1)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise UsageError(f"{name}={value!r}: must be an integer of at least {least}")
+        for name in ("lr", "start", "end", "fixed"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise UsageError(f"{name}={value!r}: must be a positive finite number")
+        if not (isinstance(self.threshold, (int, float)) and 0 <= self.threshold < 1):
+            raise UsageError(f"threshold={self.threshold!r}: must lie in [0, 1)")
+        if not (isinstance(self.max_boost, (int, float)) and 0 <= self.max_boost < math.inf):
+            raise UsageError(f"max_boost={self.max_boost!r}: must be a finite number of at least 0")
+
     def _check_instances(self, instances: Sequence[Problem]) -> int:
+        self._check_params()
         if self.task not in TASKS:
             raise UsageError(f"unknown task {self.task!r}; valid: {', '.join(TASKS)}")
         if not instances:
@@ -191,6 +211,8 @@ class PermutationLearner:
         """Hard permutations (B, n) int64 by the Hungarian algorithm on the logits."""
         instances = list(instances)
         self._fitted()
+        if not instances:
+            raise UsageError("predict needs at least one instance")
         if any(p.n != self.n_ for p in instances):
             raise UsageError(f"this learner was fitted on {self.n_} items; got instances of other sizes")
         return hungarian(self.logits(instances))

@@ -22,22 +22,29 @@ from cosolve.problems.base import Problem
 
 OPTIONS: dict[str, Option] = {
     "temperature": Option(
-        str, "adaptive", "entropy-adaptive, fixed, or globally annealed", choices=("adaptive", "fixed", "annealed")
+        str,
+        "adaptive",
+        "adaptive (entropy-adaptive), fixed or annealed (global schedule)",
+        choices=("adaptive", "fixed", "annealed"),
     ),
     "steps": Option(int, 1000, "training steps of fit", minimum=0),
     "batch_size": Option(int, 32, "instances per training step", minimum=1),
-    "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=0),
+    "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=1e-12),
     "samples": Option(int, 5, "Gumbel samples per instance", minimum=1),
     "iterations": Option(int, 10, "Sinkhorn iterations", minimum=1),
     "start": Option(float, 1.5, "base temperature at the first step", minimum=1e-9),
     "end": Option(float, 0.5, "base temperature at the last step", minimum=1e-9),
     "fixed": Option(float, 1.0, "the temperature of temperature=fixed", minimum=1e-9),
-    "threshold": Option(float, 0.7, "normalised entropy above which a row or column is boosted", minimum=0),
+    "threshold": Option(float, 0.7, "normalised entropy above which a row or column is boosted", minimum=0, below=1.0),
     "max_boost": Option(float, 0.1, "largest relative temperature boost", minimum=0),
-    "objective": Option(str, "unsupervised", "training loss", choices=("unsupervised", "supervised")),
+    "objective": Option(
+        str, "unsupervised", "training loss: unsupervised or supervised (fit only)", choices=("unsupervised", "supervised")
+    ),
     "hidden": Option(int, 32, "hidden units of the network", minimum=1),
-    "latent_steps": Option(int, 500, "steps of a per-instance (latent) run; TSP restarts runs until the time limit", minimum=1),
-    "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=0),
+    "latent_steps": Option(
+        int, 500, "steps of a per-instance (latent) run; TSP and jigsaw restart runs until the time limit", minimum=1
+    ),
+    "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=1e-12),
     "rounds": Option(int, 0, "tsp, jigsaw: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
 }
 

@@ -57,7 +57,7 @@ def test_swap_search_never_worsens():
 def test_bad_input():
     with pytest.raises(InputError, match="pieces must have shape"):
         Jigsaw(np.zeros((4, 3, 2)), (2, 2))
-    with pytest.raises(InputError, match="needs 4 pieces"):
+    with pytest.raises(InputError, match="holds 4 piece"):
         Jigsaw(np.zeros((3, 4, 4)), (2, 2))
     with pytest.raises(InputError, match="too small"):
         cut(np.zeros((5, 5)), 3)

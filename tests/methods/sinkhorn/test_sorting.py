@@ -82,6 +82,27 @@ def test_learner_errors():
         PermutationLearner(steps=1, objective="labels").fit(random_sequences(4, 2))
     with pytest.raises(UsageError, match="other sizes"):
         PermutationLearner(steps=1).fit(random_sequences(4, 2)).predict(random_sequences(5, 1))
+    with pytest.raises(UsageError, match="at least one instance"):
+        PermutationLearner(steps=1).fit(random_sequences(4, 2)).predict([])
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"temperature": "hot"}, "valid: adaptive, fixed, annealed"),
+        ({"steps": -1}, "steps=-1: must be an integer of at least 0"),
+        ({"batch_size": 0}, "batch_size=0"),
+        ({"lr": float("nan")}, "lr=nan: must be a positive finite number"),
+        ({"start": 0.0}, "start=0.0"),
+        ({"threshold": 1.0}, r"threshold=1.0: must lie in \[0, 1\)"),
+        ({"max_boost": -0.5}, "max_boost=-0.5"),
+        ({"task": "tsp"}, "unknown task 'tsp'"),
+    ],
+)
+def test_learner_parameters_are_checked_by_fit(params, message):
+    learner = PermutationLearner(**{"steps": 1, **params})  # scikit-learn style: __init__ only stores
+    with pytest.raises(UsageError, match=message):
+        learner.fit(random_sequences(4, 2))
 
 
 def test_solver_fit_then_solve_and_latent_solve_without_fit():
