@@ -14,7 +14,7 @@ equally continuous.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -84,6 +84,10 @@ class Jigsaw(Problem):
 
     def sizes(self) -> dict[str, int]:
         return {"pieces": self.n, "rows": self.grid[0], "columns": self.grid[1], "piece_size": self.pieces.shape[1]}
+
+    def info(self) -> dict[str, Any]:
+        """The base summary plus the channel count and whether the true arrangement is known."""
+        return {**super().info(), "channels": self.pieces.shape[3], "truth": "yes" if self.truth is not None else "no"}
 
     @cached_property
     def horizontal(self) -> np.ndarray:

@@ -45,6 +45,8 @@ def test_grey_pieces_and_no_truth(tmp_path):
     back = read(path, problem="jigsaw")
     assert back.truth is None and back.pieces.shape == (4, 6, 6, 1)
     assert back.discontinuity(np.arange(4)) == pytest.approx(problem.discontinuity(np.arange(4)))
+    assert back.info()["truth"] == "no" and back.info()["channels"] == 1
+    assert read(BUNDLED[0]).info()["truth"] == "yes"
 
 
 def test_format_is_told_from_content_without_the_extension(tmp_path):
