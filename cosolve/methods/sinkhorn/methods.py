@@ -109,6 +109,8 @@ class GumbelSinkhorn(Method):
         import torch
 
         torch.set_num_threads(ctx.threads)
+        if getattr(self, "learner_", None) is None:
+            _refuse_fit_only_options(ctx.options, problem.kind)
         if problem.kind in ("tsp", "jigsaw"):
             return self._solve_restarted(problem, ctx)
         ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
@@ -155,6 +157,20 @@ class GumbelSinkhorn(Method):
         if ctx.deadline.stop_requested:
             return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, _proven(ctx))
         return Outcome(Termination.COMPLETED, _proven(ctx))
+
+
+#: options that only shape training (``fit``); a solve without fit has the ``latent_*`` ones instead
+FIT_ONLY = ("steps", "batch_size", "lr", "objective", "hidden")
+
+
+def _refuse_fit_only_options(o: dict[str, Any], kind: str) -> None:
+    """UsageError if a solve without ``fit`` was given a training option, which it would ignore."""
+    given = [f"{key}={o[key]}" for key in FIT_ONLY if o[key] != OPTIONS[key].default]
+    if given:
+        raise UsageError(
+            f"gumbel-sinkhorn: {', '.join(given)}: training options, used by fit only; a {kind} solve without fit optimises the "
+            "instance itself (set latent_steps, latent_lr instead)"
+        )
 
 
 def _schedule(o: dict[str, Any]) -> Any:

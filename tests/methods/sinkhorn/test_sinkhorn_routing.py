@@ -58,3 +58,8 @@ def test_berlin52_within_three_percent_after_two_runs():
 def test_fit_on_tsp_is_refused():
     with pytest.raises(UsageError, match="per instance"):
         Solver("gumbel-sinkhorn").fit([random_tsp(5, seed=0)])
+
+
+def test_training_options_on_a_solve_without_fit_are_refused():
+    with pytest.raises(UsageError, match=r"lr=0\.1, objective=supervised: training options, used by fit only"):
+        Solver("gumbel-sinkhorn", time_limit=5, lr=0.1, objective="supervised").solve(random_tsp(6, seed=0))
