@@ -58,7 +58,7 @@ def run_one(image: str, k: int, variant: str, seed: int, time_limit: float) -> d
     perm = result.solution
     return {
         "image": image, "k": k, "variant": variant, "seed": seed, "time_limit": time_limit,
-        "in_place": f"{float(np.mean(perm == problem.truth)):.4f}", "perfect": int(np.array_equal(perm, problem.truth)),
+        "in_place": f"{problem.pieces_in_place(perm) / problem.n:.4f}", "perfect": int(np.array_equal(perm, problem.truth)),
         "discontinuity": f"{result.objective:.6f}", "truth_discontinuity": f"{problem.discontinuity(problem.truth):.6f}",
         "wall": f"{wall:.2f}", "commit": git_commit(),
     }  # fmt: skip

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 from cosolve.cli.solve import check_output
-from cosolve.errors import UsageError
 from cosolve.io import read, write_mps
 
 
@@ -26,9 +25,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output(args.output, args.path, label="output")
     problem = read(args.path, format=args.format, problem=args.problem)
-    try:
-        write_mps(problem, args.output)
-    except NotImplementedError as e:
-        raise UsageError(f"export {args.path}: {e}; nothing written") from None
+    write_mps(problem, args.output)
     print(f"wrote {problem.kind} model of {problem.name} to {args.output}")
     return 0

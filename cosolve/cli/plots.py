@@ -61,7 +61,5 @@ def plot_solution(problem: Problem, solution: np.ndarray, path: str, *, title: s
     try:
         with atomic_path(path) as tmp:  # an existing picture stays as it was if the write fails
             fig.savefig(tmp, dpi=120, format=Path(path).suffix.lower().lstrip("."))
-    except OSError as e:
-        raise UsageError(f"--plot {path}: cannot write the picture ({e.strerror or e})") from None
     finally:
         plt.close(fig)

@@ -93,14 +93,12 @@ def run(args: argparse.Namespace) -> int:
         )
 
     result = solver.solve(problem, on_improvement=None if args.json else log)
-    failed: CosolveError | None = None  # a file that could not be written; reported after the summary
-    unwritten: set[str] = set()
+    unwritten: dict[str, CosolveError] = {}  # files that could not be written; reported after the summary
     if args.output and result.solution is not None:
         try:
             write_solution(problem, result.solution, args.output)
         except CosolveError as e:
-            failed = e
-            unwritten.add("output")
+            unwritten["output"] = e
     if args.plot and result.solution is not None:
         from cosolve.cli.plots import plot_solution
 
@@ -108,10 +106,10 @@ def run(args: argparse.Namespace) -> int:
             title = f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
             plot_solution(problem, result.solution, args.plot, title=title)
         except CosolveError as e:
-            failed = failed or e
-            unwritten.add("plot")
+            unwritten["plot"] = e
 
-    in_place = _pieces_in_place(problem, result.solution)
+    truth = getattr(problem, "truth", None)  # a jigsaw file may hold its true arrangement
+    in_place = problem.pieces_in_place(result.solution) if truth is not None and result.solution is not None else None
     if args.json:
         out = result.to_dict(with_solution=False)
         out.update(path=args.path, read_time=read_time, setup_time=setup_time)
@@ -127,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"gap          {fmt_gap(result.gap)}")
         print(f"time         {result.time:.2f} s")
         if in_place is not None:
-            print(f"truth        {in_place} of {len(problem.truth)} pieces in place")
+            print(f"truth        {in_place} of {problem.n} pieces in place")
         if result.stats:
             print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:
@@ -137,18 +135,9 @@ def run(args: argparse.Namespace) -> int:
             shown = "(not written, see the error)" if "plot" in unwritten else args.plot
             print(f"plot         {shown if result.solution is not None else '(no solution, nothing drawn)'}")
     sys.stdout.flush()
-    if failed is not None:
-        raise failed
+    if unwritten:
+        raise next(iter(unwritten.values()))
     return 0
-
-
-def _pieces_in_place(problem: object, solution: object) -> int | None:
-    """How many pieces ``solution`` puts in place, for a jigsaw whose file gave the true arrangement
-    (None for other problems, without a truth or without a solution)."""
-    truth = getattr(problem, "truth", None) if getattr(problem, "kind", None) == "jigsaw" else None
-    if truth is None or solution is None:
-        return None
-    return int(sum(int(a) == int(b) for a, b in zip(solution, truth, strict=True)))
 
 
 def _stat(value: object) -> str:

@@ -27,7 +27,7 @@ import numpy as np
 from cosolve.errors import InputError
 from cosolve.io.detect import check_file, instance_name
 from cosolve.io.solution import atomic_path
-from cosolve.problems.jigsaw import Jigsaw
+from cosolve.problems.jigsaw import Jigsaw, unit_pixels
 
 
 def _arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
@@ -47,15 +47,14 @@ def _arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def _pieces(raw: np.ndarray, where: str) -> np.ndarray:
-    if raw.dtype == np.uint8:
-        return raw.astype(np.float64) / 255.0
-    if raw.dtype.kind != "f":
-        raise InputError(f"pieces must be uint8 or float, got {raw.dtype}", where=where)
+    """The range of the values is checked by :class:`Jigsaw`."""
+    try:
+        pieces = unit_pixels(raw)
+    except InputError as e:
+        raise InputError(str(e).removeprefix("jigsaw: "), where=where) from None
     if raw.size and not np.all(np.isfinite(raw)):
         raise InputError("pieces hold NaN or infinite values", where=where)
-    if raw.size and (raw.min() < 0.0 or raw.max() > 1.0):
-        raise InputError(f"float pieces must lie in [0, 1], got {raw.min():g}..{raw.max():g}", where=where)
-    return raw.astype(np.float64)
+    return pieces
 
 
 def _integers(raw: np.ndarray, name: str, shape: str, where: str) -> np.ndarray:

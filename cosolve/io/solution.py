@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosolve.errors import InputError
+from cosolve.errors import InputError, UsageError
 from cosolve.problems.base import Problem
 
 
@@ -179,7 +179,10 @@ def write_mps(problem: Problem, path: str | os.PathLike) -> None:
     """
     from cosolve.problems import TSP
 
-    exact = problem.scip_model(compact=True) if isinstance(problem, TSP) else problem.scip_model()
+    try:
+        exact = problem.scip_model(compact=True) if isinstance(problem, TSP) else problem.scip_model()
+    except NotImplementedError as e:  # sorting, jigsaw: no MIP model
+        raise UsageError(f"cannot export {problem.name or problem.kind}: {e}; nothing written") from None
     model = exact.model
     model.hideOutput()
     gz = os.fspath(path).lower().endswith(".gz")

@@ -41,6 +41,17 @@ def _edge_dissimilarity(a_last: np.ndarray, a_prev: np.ndarray, b_first: np.ndar
 CHANNELS = (1, 3, 4)
 
 
+def unit_pixels(values: np.ndarray) -> np.ndarray:
+    """float64 pixels from uint8 ``values`` (divided by 255) or float ones (kept, to be checked in
+    [0, 1] by :class:`Jigsaw`); InputError for any other dtype."""
+    values = np.asarray(values)
+    if values.dtype == np.uint8:
+        return values.astype(np.float64) / 255.0
+    if values.dtype.kind != "f":
+        raise InputError(f"jigsaw: pixels must be uint8 or float in [0, 1], got {values.dtype}")
+    return values.astype(np.float64)
+
+
 class Jigsaw(Problem):
     """``pieces`` (p, s, s) or (p, s, s, c) in [0, 1], ``grid`` = (rows, cols) with rows * cols = p
     and s >= 2; ``truth`` (p,) the true position of each piece, if known."""
@@ -84,6 +95,12 @@ class Jigsaw(Problem):
 
     def sizes(self) -> dict[str, int]:
         return {"pieces": self.n, "rows": self.grid[0], "columns": self.grid[1], "piece_size": self.pieces.shape[1]}
+
+    def pieces_in_place(self, solution: np.ndarray) -> int:
+        """How many pieces ``solution`` (a position per piece) puts at their ``truth`` position."""
+        if self.truth is None:
+            raise ValueError("pieces_in_place needs the true arrangement (truth)")
+        return int(np.count_nonzero(np.asarray(solution) == self.truth))
 
     def info(self) -> dict[str, Any]:
         """The base summary plus the channel count and whether the true arrangement is known."""
@@ -140,10 +157,7 @@ class Jigsaw(Problem):
 def cut(image: np.ndarray, k: int, *, seed: int = 0, name: str = "") -> Jigsaw:
     """Cut ``image`` (h, w[, c], uint8 or float in [0, 1]) into a k x k grid of square pieces (the
     largest centred square crop divisible by k), shuffled by ``seed``; the truth is kept."""
-    img = np.asarray(image)
-    if img.dtype != np.uint8 and not np.issubdtype(img.dtype, np.floating):
-        raise InputError(f"jigsaw: the image must be uint8 or float in [0, 1], got {img.dtype}")
-    img = img.astype(np.float64) / 255.0 if img.dtype == np.uint8 else img.astype(np.float64)
+    img = unit_pixels(image)
     if img.ndim == 2:
         img = img[..., None]
     if img.ndim != 3 or k < 1:

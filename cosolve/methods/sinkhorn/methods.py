@@ -109,12 +109,12 @@ class GumbelSinkhorn(Method):
         import torch
 
         torch.set_num_threads(ctx.threads)
-        if getattr(self, "learner_", None) is None:
+        learner = getattr(self, "learner_", None)
+        if learner is None:
             _refuse_fit_only_options(ctx.options, problem.kind)
         if problem.kind in ("tsp", "jigsaw"):
             return self._solve_restarted(problem, ctx)
         ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
-        learner = getattr(self, "learner_", None)
         if learner is not None:
             if problem.kind != learner.task or problem.n != learner.n_:
                 raise UsageError(
