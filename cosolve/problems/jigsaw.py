@@ -52,6 +52,15 @@ def unit_pixels(values: np.ndarray) -> np.ndarray:
     return values.astype(np.float64)
 
 
+def grid_adjacency(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of a ``rows x cols`` grid (positions row-major): the position pairs (a, b) with b right of
+    a, and those with b below a: two (k, 2) int64 arrays."""
+    at = np.arange(rows * cols).reshape(rows, cols)
+    right = np.stack([at[:, :-1].ravel(), at[:, 1:].ravel()], axis=1)
+    below = np.stack([at[:-1].ravel(), at[1:].ravel()], axis=1)
+    return right.astype(np.int64), below.astype(np.int64)
+
+
 class Jigsaw(Problem):
     """``pieces`` (p, s, s) or (p, s, s, c) in [0, 1], ``grid`` = (rows, cols) with rows * cols = p
     and s >= 2; ``truth`` (p,) the true position of each piece, if known."""
@@ -120,11 +129,7 @@ class Jigsaw(Problem):
 
     def adjacency(self) -> tuple[np.ndarray, np.ndarray]:
         """Position pairs (a, b), b right of a, and (a, b), b below a: two (k, 2) int64 arrays."""
-        rows, cols = self.grid
-        at = np.arange(rows * cols).reshape(rows, cols)
-        right = np.stack([at[:, :-1].ravel(), at[:, 1:].ravel()], axis=1)
-        below = np.stack([at[:-1].ravel(), at[1:].ravel()], axis=1)
-        return right.astype(np.int64), below.astype(np.int64)
+        return grid_adjacency(*self.grid)
 
     def discontinuity(self, perm: np.ndarray) -> float:
         piece_at = np.empty(self.n, np.int64)

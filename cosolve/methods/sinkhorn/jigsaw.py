@@ -23,10 +23,20 @@ def expected_discontinuity(
     p: torch.Tensor, h: torch.Tensor, v: torch.Tensor, right: torch.Tensor, below: torch.Tensor
 ) -> torch.Tensor:
     """Expected discontinuity (…) of soft arrangements ``p`` (…, n, n); ``h``, ``v`` (n, n) piece
-    dissimilarities; ``right``, ``below`` (k, 2) position pairs."""
+    dissimilarities of one puzzle, or (B, n, n) of a batch of puzzles against ``p`` (…, B, n, n)
+    (any shapes that broadcast in a matrix product); ``right``, ``below`` (k, 2) position pairs of
+    the puzzles' common grid."""
     mh = p.transpose(-1, -2) @ h @ p  # (…, positions, positions)
     mv = p.transpose(-1, -2) @ v @ p
     return mh[..., right[:, 0], right[:, 1]].sum(-1) + mv[..., below[:, 0], below[:, 1]].sum(-1)
+
+
+def scaled_dissimilarities(problem: Jigsaw) -> tuple[torch.Tensor, torch.Tensor]:
+    """The puzzle's ``horizontal`` and ``vertical`` dissimilarities (n, n) float32, divided by their
+    common mean, so that the loss has the same scale on every image."""
+    scale = max(float(np.mean(problem.horizontal) + np.mean(problem.vertical)) / 2.0, 1e-12)
+    tensor = lambda d: torch.tensor(d / scale, dtype=torch.float32)  # noqa: E731
+    return tensor(problem.horizontal), tensor(problem.vertical)
 
 
 def _block_moves(perm: np.ndarray, rows: int, cols: int) -> list[np.ndarray]:
@@ -135,9 +145,7 @@ def solve_jigsaw_latent(
 ) -> int:
     """Latent runs restarted until ``stop()`` or after ``runs`` (> 0) runs; ``offer(perm)`` sees each
     decoded arrangement after the swap search. Returns the number of runs."""
-    scale = max(float(np.mean(problem.horizontal) + np.mean(problem.vertical)) / 2.0, 1e-12)
-    h = torch.tensor(problem.horizontal / scale, dtype=torch.float32)
-    v = torch.tensor(problem.vertical / scale, dtype=torch.float32)
+    h, v = scaled_dissimilarities(problem)
     right, below = (torch.tensor(a) for a in problem.adjacency())
 
     def polish(perm: np.ndarray) -> None:

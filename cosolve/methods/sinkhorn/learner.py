@@ -7,15 +7,16 @@ One training step: a minibatch of instances -> logits (B, n, n) -> the temperatu
 soft permutations -> the task's loss on the reordered instance, averaged over samples -> Adam.
 Decoding runs the Hungarian algorithm on the noiseless logits.
 
-A *task* knows its network, how a batch of instances becomes tensors, and its loss; the sorting
-task is :mod:`cosolve.methods.sinkhorn.sorting`.
+A *task* (:class:`~cosolve.methods.sinkhorn.task.Task`) knows its network, how a batch of
+instances becomes tensors, its loss and its metrics: sorting (:mod:`cosolve.methods.sinkhorn.sorting`)
+and jigsaw (:mod:`cosolve.methods.sinkhorn.jigsaw_net`).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,12 +25,11 @@ import torch
 
 from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.decode import hungarian
-from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn
+from cosolve.methods.sinkhorn.task import Task, tasks
 from cosolve.problems.base import Problem
-from cosolve.problems.sorting import Sorting
 
-TASKS = ("sorting",)
+TASKS = ("sorting", "jigsaw")
 TEMPERATURES = ("adaptive", "fixed", "annealed")
 
 
@@ -48,11 +48,11 @@ class PermutationLearner:
     """Learn permutations without labels by Gumbel–Sinkhorn with a fixed, annealed or
     entropy-adaptive temperature (scikit-learn style: ``fit`` returns self, learned state ends in ``_``).
 
-    ``task``: "sorting"; ``temperature``: "adaptive" (default), "fixed" or "annealed"; ``steps`` of
+    ``task``: "sorting" or "jigsaw"; ``temperature``: "adaptive" (default), "fixed" or "annealed"; ``steps`` of
     Adam (``lr``) on minibatches of ``batch_size`` instances, each with ``samples`` Gumbel draws and
     ``iterations`` Sinkhorn rounds; base temperature annealed ``start`` -> ``end`` (``fixed`` for the
     fixed variant); adaptive boost above the normalised entropy ``threshold``, at most ``max_boost``;
-    ``objective``: "unsupervised" (the task's label-free loss) or "supervised" (the reference);
+    ``objective``: "unsupervised" (the task's label-free loss) or "supervised" (the reference; sorting only);
     ``hidden`` units of the network; ``time_limit`` seconds stops training early; ``progress``
     prints a line every ``log_every`` steps.
     """
@@ -123,58 +123,53 @@ class PermutationLearner:
         if not (isinstance(self.max_boost, (int, float)) and 0 <= self.max_boost < math.inf):
             raise UsageError(f"max_boost={self.max_boost!r}: must be a finite number of at least 0")
 
-    def _check_instances(self, instances: Sequence[Problem]) -> int:
+    def _check_instances(self, instances: Sequence[Problem]) -> tuple[Task, Any]:
+        """The task and the instances' common signature (size; jigsaw: grid and piece shape)."""
         self._check_params()
         if self.task not in TASKS:
             raise UsageError(f"unknown task {self.task!r}; valid: {', '.join(TASKS)}")
+        task = tasks()[self.task]
+        if self.objective not in task.objectives:
+            raise UsageError(f"unknown objective {self.objective!r} for {self.task}; valid: {', '.join(task.objectives)}")
         if not instances:
             raise UsageError("fit needs at least one instance")
         kinds = {p.kind for p in instances}
         if kinds != {self.task}:
             raise UsageError(f"a {self.task} learner cannot train on {', '.join(sorted(kinds - {self.task}))} instances")
-        sizes = {p.n for p in instances}
-        if len(sizes) != 1:
-            raise UsageError(f"all training instances must have one size, got sizes {sorted(sizes)}")
-        return sizes.pop()
-
-    def _loss(self) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
-        from cosolve.methods.sinkhorn.sorting import LOSSES
-
-        if self.objective not in LOSSES:
-            raise UsageError(f"unknown objective {self.objective!r}; valid: {', '.join(LOSSES)}")
-        return LOSSES[self.objective]
-
-    @staticmethod
-    def _tensor(instances: Sequence[Sorting]) -> torch.Tensor:
-        return torch.tensor(np.stack([p.values for p in instances]), dtype=torch.float32)
+        signatures = {task.signature(p) for p in instances}
+        if len(signatures) != 1:
+            what = "size" if self.task == "sorting" else "grid and piece shape"
+            raise UsageError(
+                f"all training instances must have one {what}, got {'; '.join(sorted(map(task.describe, signatures)))}"
+            )
+        return task, signatures.pop()
 
     # ------------------------------------------------------------------ training
 
     def fit(self, instances: Sequence[Problem]) -> PermutationLearner:
         """Train on ``instances`` (unlabelled: only their data is used) and return self."""
-        from cosolve.methods.sinkhorn.sorting import SortingNet
-
         instances = list(instances)
-        n = self._check_instances(instances)
-        schedule, loss_fn = self._schedule(), self._loss()
+        task, signature = self._check_instances(instances)
+        schedule, loss_fn = self._schedule(), task.loss(signature, self.objective)
         torch.manual_seed(self.seed)
         generator = torch.Generator().manual_seed(self.seed)
         rng = np.random.default_rng(self.seed)
-        network = SortingNet(n, self.hidden)
+        network = task.network(signature, self.hidden)
         optimizer = torch.optim.Adam(network.parameters(), lr=self.lr)
-        data = self._tensor(instances)
+        data = task.tensors(instances)
         log, running, count = TrainingLog(), 0.0, 0
         started = time.perf_counter()
         for step in range(self.steps):
             if self.time_limit is not None and time.perf_counter() - started > self.time_limit:
                 break
-            x = data[rng.integers(0, len(data), self.batch_size)]
-            logits = network(x)
+            rows = rng.integers(0, len(instances), self.batch_size)
+            batch = tuple(t[rows] for t in data)
+            logits = network(batch[0])
             p = gumbel_sinkhorn(
                 logits, schedule(logits, step, self.steps), samples=self.samples,
                 iterations=self.iterations, generator=generator,
             )  # fmt: skip
-            loss = loss_fn(p, x)
+            loss = loss_fn(p, *batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -189,7 +184,9 @@ class PermutationLearner:
                     print(f"{line}  {log.seconds[-1]:.1f} s", flush=True)
                 running, count = 0.0, 0
         self.network_ = network.eval()
-        self.n_ = n
+        self.task_ = task
+        self.signature_ = signature
+        self.n_ = instances[0].n
         self.log_ = log
         self.train_time_ = time.perf_counter() - started
         self.steps_done_ = log.steps[-1] if log.steps else 0
@@ -201,36 +198,51 @@ class PermutationLearner:
         if not hasattr(self, "network_"):
             raise UsageError("this PermutationLearner is not fitted yet: call fit(instances) first")
 
-    def logits(self, instances: Sequence[Sorting]) -> np.ndarray:
-        """The network's assignment logits (B, n, n) for ``instances``."""
-        self._fitted()
-        with torch.no_grad():
-            return self.network_(self._tensor(instances)).double().numpy()
-
-    def predict(self, instances: Sequence[Sorting]) -> np.ndarray:
-        """Hard permutations (B, n) int64 by the Hungarian algorithm on the logits."""
+    def check(self, instances: Sequence[Problem]) -> list[Problem]:
+        """``instances`` as a list, or a UsageError unless the fitted network can take them all
+        (the fitted kind and size; jigsaw: the fitted grid and piece shape)."""
         instances = list(instances)
         self._fitted()
         if not instances:
             raise UsageError("predict needs at least one instance")
-        if any(p.n != self.n_ for p in instances):
-            raise UsageError(f"this learner was fitted on {self.n_} items; got instances of other sizes")
+        task = self.task_
+        kinds = {p.kind for p in instances}
+        if kinds != {task.kind}:
+            others = ", ".join(sorted(kinds - {task.kind}))
+            raise UsageError(f"this learner was fitted on {task.kind} instances; got {others} instances")
+        others = {task.signature(p) for p in instances} - {self.signature_}
+        if others:
+            fitted, got = task.describe(self.signature_), "; ".join(sorted(map(task.describe, others)))
+            raise UsageError(f"this learner was fitted on {task.kind} instances with {fitted}; got other sizes ({got})")
+        return instances
+
+    def logits(self, instances: Sequence[Problem]) -> np.ndarray:
+        """The network's assignment logits (B, n, n) for ``instances``: row ``i`` item (piece) ``i``,
+        column ``j`` position ``j``."""
+        instances = self.check(instances)
+        with torch.no_grad():
+            return self.network_(self.task_.tensors(instances)[0]).double().numpy()
+
+    def predict(self, instances: Sequence[Problem]) -> np.ndarray:
+        """Hard permutations (B, n) int64 by the Hungarian algorithm on the logits: ``perm[i]`` the
+        position of item ``i`` (jigsaw: the grid position of piece ``i``, as ``Jigsaw.truth``)."""
         return hungarian(self.logits(instances))
 
-    def score(self, instances: Sequence[Sorting]) -> dict[str, Any]:
-        """Kendall tau, the proportion of wrong positions and of sequences with any error."""
-        instances = list(instances)
-        pred = self.predict(instances)
-        true = np.stack([p.true_permutation() for p in instances])
-        return {
-            "kendall_tau": kendall_tau(pred, true),
-            "wrong_positions": wrong_positions(pred, true),
-            "any_error": any_error(pred, true),
-            "count": len(instances),
-        }
+    def score(self, instances: Sequence[Problem]) -> dict[str, Any]:
+        """The task's metrics against the true permutations, and ``count``: sorting Kendall tau, the
+        proportion of wrong positions and of sequences with any error; jigsaw the proportion of
+        pieces in place (``pieces_in_place``) and of perfect reconstructions (``perfect``)."""
+        instances = self.check(instances)
+        truths = [self.task_.truth(p) for p in instances]
+        if any(t is None for t in truths):
+            raise UsageError(f"score needs the true arrangement of every instance; {sum(t is None for t in truths)} have none")
+        return {**self.task_.score(self.predict(instances), np.stack(truths)), "count": len(instances)}
 
 
-def untrained_score(instances: Sequence[Sorting], *, hidden: int = 32, seed: int = 0) -> float:
-    """Kendall tau of a freshly initialised network (the reference a trained one must beat)."""
-    learner = PermutationLearner(steps=0, hidden=hidden, seed=seed).fit(instances)
-    return learner.score(instances)["kendall_tau"]
+def untrained_score(instances: Sequence[Problem], *, hidden: int = 32, seed: int = 0) -> float:
+    """The headline metric of a freshly initialised network (the reference a trained one must
+    beat): sorting Kendall tau, jigsaw the proportion of pieces in place."""
+    instances = list(instances)
+    task = instances[0].kind if instances else "sorting"
+    learner = PermutationLearner(task=task, steps=0, hidden=hidden, seed=seed).fit(instances)
+    return learner.score(instances)[learner.task_.headline]

@@ -1,12 +1,15 @@
 """The ``gumbel-sinkhorn`` method: entropy-adaptive Gumbel–Sinkhorn permutation learning.
 
-- After ``Solver("gumbel-sinkhorn", ...).fit(instances)`` (unlabelled instances of one size), a solve
-  decodes the trained network's logits with the Hungarian algorithm.
+- After ``Solver("gumbel-sinkhorn", ...).fit(instances)`` (unlabelled instances of one size; jigsaw
+  puzzles of one grid and piece shape), a solve decodes the trained network's logits with the
+  Hungarian algorithm (:mod:`cosolve.methods.sinkhorn.sorting`,
+  :mod:`cosolve.methods.sinkhorn.jigsaw_net`); a jigsaw arrangement is then polished by pairwise swaps.
 - Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
   offering the incumbent as it goes: for sorting until it is sorted, the time limit or
   ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) in runs of
   ``latent_steps`` restarted until the time limit, each decoded tour polished by 2-opt; jigsaw
   likewise (:mod:`cosolve.methods.sinkhorn.jigsaw`), each arrangement polished by pairwise swaps.
+  TSP has no ``fit``.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class GumbelSinkhorn(Method):
 
     name: ClassVar[str] = "gumbel-sinkhorn"
     problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp", "jigsaw"})
-    summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn: a trained network (sorting) or per-instance latent logits"
+    summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn: a trained network (sorting, jigsaw) or per-instance latent logits"
     options: ClassVar[dict[str, Option]] = OPTIONS
     warm_up: ClassVar[bool] = True
 
@@ -98,8 +101,8 @@ class GumbelSinkhorn(Method):
         if len(kinds) > 1:
             raise UsageError(f"fit needs instances of one problem kind, got {', '.join(kinds)}")
         task = kinds[0] if kinds else "sorting"
-        if task in ("tsp", "jigsaw"):
-            raise UsageError(f"gumbel-sinkhorn solves {task} per instance (a latent permutation): call solve without fit")
+        if task == "tsp":
+            raise UsageError("gumbel-sinkhorn solves tsp per instance (a latent permutation): call solve without fit")
         if task not in self.problems:
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
         self.learner_ = PermutationLearner(task=task, seed=seed, **self._learner_args()).fit(instances)
@@ -112,15 +115,20 @@ class GumbelSinkhorn(Method):
         learner = getattr(self, "learner_", None)
         if learner is None:
             _refuse_fit_only_options(ctx.options, problem.kind)
-        if problem.kind in ("tsp", "jigsaw"):
+        if problem.kind == "tsp" or (problem.kind == "jigsaw" and learner is None):
             return self._solve_restarted(problem, ctx)
-        ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
+        if problem.kind == "sorting":
+            ctx.trace.offer_bound(0.0)  # no sequence has fewer than 0 inversions
         if learner is not None:
-            if problem.kind != learner.task or problem.n != learner.n_:
-                raise UsageError(
-                    f"the fitted network solves {learner.task} with {learner.n_} items; got {problem.kind} with {problem.n}"
-                )
-            ctx.trace.offer(learner.predict([problem])[0], None)
+            perm = learner.predict([problem])[0]  # a UsageError unless the network was fitted on such instances
+            ctx.trace.offer(perm, None)
+            if problem.kind == "jigsaw":
+                from cosolve.methods.sinkhorn.jigsaw import swap_search
+
+                ctx.trace.offer(swap_search(problem, perm, lambda: ctx.deadline.stop_requested), None)
+                if ctx.deadline.stop_requested:  # the swap search was cut short
+                    return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+                return Outcome(Termination.COMPLETED)
             return Outcome(Termination.COMPLETED, _proven(ctx))
         return self._solve_latent(problem, ctx)
 

@@ -34,3 +34,15 @@ def any_error(pred: np.ndarray, true: np.ndarray) -> float:
     """The proportion of sequences with at least one item out of place."""
     pred, true = _batched(pred, true)
     return float(np.mean(np.any(pred != true, axis=1)))
+
+
+def in_place(pred: np.ndarray, true: np.ndarray) -> float:
+    """The proportion of items at their true position (jigsaw: pieces in place; ``1 - wrong_positions``)."""
+    pred, true = _batched(pred, true)
+    return float(np.mean(pred == true))
+
+
+def perfect(pred: np.ndarray, true: np.ndarray) -> float:
+    """The proportion of permutations with every item in place (jigsaw: perfect reconstructions)."""
+    pred, true = _batched(pred, true)
+    return float(np.mean(np.all(pred == true, axis=1)))

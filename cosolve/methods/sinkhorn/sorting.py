@@ -14,10 +14,14 @@ Shapes: values ``x`` (B, n); logits (B, n, n) with row ``i`` for item ``i``; sof
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 from torch import nn
 
+from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
+from cosolve.methods.sinkhorn.task import Task
 from cosolve.problems.sorting import Sorting
 
 
@@ -55,6 +59,34 @@ def supervised_loss(p: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 LOSSES = {"unsupervised": sortedness_loss, "supervised": supervised_loss}
+
+
+def values_tensor(instances: Sequence[Sorting]) -> tuple[torch.Tensor]:
+    """The sequences' values as one tensor (B, n) float32 (the network's input and the losses' data)."""
+    return (torch.tensor(np.stack([p.values for p in instances]), dtype=torch.float32),)
+
+
+def sorting_score(pred: np.ndarray, true: np.ndarray) -> dict[str, float]:
+    """Kendall tau, the proportion of wrong positions and of sequences with any error."""
+    return {
+        "kendall_tau": kendall_tau(pred, true),
+        "wrong_positions": wrong_positions(pred, true),
+        "any_error": any_error(pred, true),
+    }
+
+
+SORTING_TASK = Task(
+    kind="sorting",
+    signature=lambda p: p.n,
+    describe=lambda n: f"{n} items",
+    network=lambda n, hidden: SortingNet(n, hidden),
+    tensors=values_tensor,
+    loss=lambda n, objective: LOSSES[objective],
+    objectives=tuple(LOSSES),
+    truth=lambda p: p.true_permutation(),
+    score=sorting_score,
+    headline="kendall_tau",
+)
 
 
 def random_sequences(n: int, count: int, *, low: float = 0.0, high: float = 1.0, seed: int = 0) -> list[Sorting]:

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from cosolve import Solver
-from cosolve.errors import InputError, UsageError
+from cosolve.errors import InputError
 from cosolve.methods.sinkhorn.decode import permutation_matrix
 from cosolve.methods.sinkhorn.jigsaw import expected_discontinuity, swap_search
 from cosolve.problems.jigsaw import Jigsaw, cut
@@ -70,8 +70,6 @@ def test_solver_reassembles_a_smooth_image():
     result = Solver("gumbel-sinkhorn", time_limit=60, rounds=2, latent_steps=200).solve(p)
     assert result.termination.value == "completed"
     assert result.solution.tolist() == p.truth.tolist()
-    with pytest.raises(UsageError, match="per instance"):
-        Solver("gumbel-sinkhorn").fit([p])
 
 
 def test_best_swap_kernel_agrees_with_full_evaluation():
