@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -31,3 +33,16 @@ def append_row(path: Path, fields: list[str], row: dict) -> None:
         if new:
             writer.writeheader()
         writer.writerow(row)
+
+
+def run_missing(
+    path: Path, fields: list[str], todo: list[tuple], run: Callable[..., dict], describe: Callable[[tuple, dict], str]
+) -> None:
+    """Run ``run(*key)`` for every key of ``todo`` (the runs not yet in the CSV at ``path``), append
+    each row as it comes, and print ``[i/n] describe(key, row) (seconds)``."""
+    print(f"{len(todo)} runs to do (the others are already in {path})", flush=True)
+    for i, key in enumerate(todo, 1):
+        started = time.perf_counter()
+        row = run(*key)
+        append_row(path, fields, row)
+        print(f"[{i}/{len(todo)}] {describe(key, row)} ({time.perf_counter() - started:.0f} s)", flush=True)

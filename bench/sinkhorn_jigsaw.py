@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
+from csv_results import git_commit, read_rows, run_missing
 
 IMAGES = ["astronaut", "camera", "cat", "coffee", "rocket", "immunohistochemistry", "hubble_deep_field", "brick", "coins", "moon"]
 FIELDS = [
@@ -109,11 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         done = {(r["image"], int(r["k"]), r["variant"], int(r["seed"]), float(r["time_limit"])) for r in read_rows(path)}
         grid = itertools.product(args.images, args.k, args.variants, args.seeds)
         todo = [key for key in grid if (*key, args.time) not in done]
-        print(f"{len(todo)} runs to do ({len(done)} already in {path})", flush=True)
-        for n, (image, k, variant, seed) in enumerate(todo, 1):
-            row = run_one(image, k, variant, seed, args.time)
-            append_row(path, FIELDS, row)
-            print(f"[{n}/{len(todo)}] {image} {k}x{k} {variant} seed {seed}: in place {row['in_place']}", flush=True)
+        run_missing(
+            path, FIELDS, todo, lambda image, k, variant, seed: run_one(image, k, variant, seed, args.time),
+            lambda key, row: f"{key[0]} {key[1]}x{key[1]} {key[2]} seed {key[3]}: in place {row['in_place']}",
+        )  # fmt: skip
     if path.exists():
         sys.stdout.write(report(path, args.out / "report.md"))
     return 0

@@ -22,11 +22,10 @@ import argparse
 import itertools
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
+from csv_results import git_commit, read_rows, run_missing
 
 FIELDS = [
     "k", "variant", "seed", "steps", "train_puzzles", "test_puzzles", "train_seconds",
@@ -118,16 +117,11 @@ def main(argv: list[str] | None = None) -> int:
         images = faces()
         done = {(int(r["k"]), r["variant"], int(r["seed"]), int(r["steps"])) for r in read_rows(path)}
         todo = [key for key in itertools.product(args.k, args.variants, args.seeds) if (*key, args.steps) not in done]
-        print(f"{len(todo)} runs to do ({len(done)} already in {path})", flush=True)
-        for n, (k, variant, seed) in enumerate(todo, 1):
-            started = time.perf_counter()
-            row = run_one(images, k, variant, seed, args.steps)
-            append_row(path, FIELDS, row)
-            print(
-                f"[{n}/{len(todo)}] {k}x{k} {variant} seed {seed}: network {row['net_in_place']}, "
-                f"+ swaps {row['polished_in_place']} ({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+        run_missing(
+            path, FIELDS, todo, lambda k, variant, seed: run_one(images, k, variant, seed, args.steps),
+            lambda key, row: f"{key[0]}x{key[0]} {key[1]} seed {key[2]}: network {row['net_in_place']}, "
+            f"+ swaps {row['polished_in_place']}",
+        )  # fmt: skip
     if path.exists():
         sys.stdout.write(report(path, args.out / "report.md"))
     return 0

@@ -17,11 +17,10 @@ import argparse
 import itertools
 import platform
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
+from csv_results import git_commit, read_rows, run_missing
 
 FIELDS = [
     "n", "low", "high", "variant", "objective", "seed", "steps", "batch_size", "lr", "train_count", "test_count",
@@ -112,17 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         done = done_keys(path)
         grid = itertools.product(args.n, args.low, args.variants, args.objectives, args.seeds)
-        todo = [key for key in grid if key not in done]
-        print(f"{len(todo)} runs to do ({len(done)} already in {path})", flush=True)
-        for k, (n, low, variant, objective, seed) in enumerate(todo, 1):
-            started = time.perf_counter()
-            row = run_one(n, low, variant, objective, seed, args)
-            append_row(path, FIELDS, row)
-            print(
-                f"[{k}/{len(todo)}] N={n} U({low:g},{low + 1:g}) {objective} {variant} seed {seed}: "
-                f"tau {row['kendall_tau']} ({time.perf_counter() - started:.0f} s)",
-                flush=True,
-            )
+        run_missing(
+            path, FIELDS, [key for key in grid if key not in done],
+            lambda n, low, variant, objective, seed: run_one(n, low, variant, objective, seed, args),
+            lambda key, row: f"N={key[0]} U({key[1]:g},{key[1] + 1:g}) {key[3]} {key[2]} seed {key[4]}: tau {row['kendall_tau']}",
+        )  # fmt: skip
     if path.exists():
         sys.stdout.write(report(path, args.out / "report.md"))
     return 0
