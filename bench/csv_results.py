@@ -46,3 +46,18 @@ def run_missing(
         row = run(*key)
         append_row(path, fields, row)
         print(f"[{i}/{len(todo)}] {describe(key, row)} ({time.perf_counter() - started:.0f} s)", flush=True)
+
+
+def group_rows(path: Path, key: Callable[[dict], tuple]) -> dict[tuple, list[dict]]:
+    """The CSV rows at ``path`` grouped by ``key(row)``, in sorted key order."""
+    groups: dict[tuple, list[dict]] = {}
+    for row in read_rows(path):
+        groups.setdefault(key(row), []).append(row)
+    return dict(sorted(groups.items()))
+
+
+def write_report(out: Path, lines: list[str]) -> str:
+    """Write ``lines`` as the report at ``out`` and return its text."""
+    text = "\n".join(lines) + "\n"
+    out.write_text(text)
+    return text

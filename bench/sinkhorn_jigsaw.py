@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, read_rows, run_missing
+from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 IMAGES = ["astronaut", "camera", "cat", "coffee", "rocket", "immunohistochemistry", "hubble_deep_field", "brick", "coins", "moon"]
 FIELDS = [
@@ -65,10 +65,7 @@ def run_one(image: str, k: int, variant: str, seed: int, time_limit: float) -> d
 
 
 def report(path: Path, out: Path) -> str:
-    rows = read_rows(path)
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((int(r["k"]), float(r["time_limit"]), r["variant"]), []).append(r)
+    groups = group_rows(path, lambda r: (int(r["k"]), float(r["time_limit"]), r["variant"]))
     lines = [
         "# Jigsaw: Gumbel–Sinkhorn temperature variants",
         "",
@@ -79,7 +76,7 @@ def report(path: Path, out: Path) -> str:
         "| k | budget s | temperature | seeds | images | pieces in place | sd over seeds | min..max | perfect |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for (k, budget, variant), rs in sorted(groups.items()):
+    for (k, budget, variant), rs in groups.items():
         seeds = sorted({int(r["seed"]) for r in rs})
         per_seed = np.array([np.mean([float(r["in_place"]) for r in rs if int(r["seed"]) == s]) for s in seeds])
         perfect = np.mean([int(r["perfect"]) for r in rs])
@@ -88,9 +85,7 @@ def report(path: Path, out: Path) -> str:
             f"| {k} | {budget:g} | {variant} | {len(seeds)} | {images} | {per_seed.mean():.3f} | {per_seed.std():.3f} | "
             f"{per_seed.min():.3f}..{per_seed.max():.3f} | {perfect:.3f} |"
         )
-    text = "\n".join(lines) + "\n"
-    out.write_text(text)
-    return text
+    return write_report(out, lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, read_rows, run_missing
+from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 FIELDS = [
     "k", "variant", "seed", "steps", "train_puzzles", "test_puzzles", "train_seconds",
@@ -52,6 +52,7 @@ def puzzles(images: np.ndarray, k: int, indices: range, offset: int) -> list:
 def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int) -> dict:
     import torch
 
+    from cosolve.methods.sinkhorn import metrics
     from cosolve.methods.sinkhorn.jigsaw import swap_search
     from cosolve.methods.sinkhorn.learner import PermutationLearner, untrained_score
 
@@ -59,22 +60,19 @@ def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int) -> 
     train, test = puzzles(images, k, TRAIN, 0), puzzles(images, k, TEST, 100_000)
     learner = PermutationLearner(task="jigsaw", temperature=variant, steps=steps, seed=seed).fit(train)
     net = learner.score(test)
-    polished = [swap_search(p, q) for p, q in zip(test, learner.predict(test), strict=True)]
-    in_place = np.mean([p.pieces_in_place(q) / p.n for p, q in zip(test, polished, strict=True)])
-    perfect = np.mean([np.array_equal(q, p.truth) for p, q in zip(test, polished, strict=True)])
+    polished = np.stack([swap_search(p, q) for p, q in zip(test, learner.predict(test), strict=True)])
+    truth = np.stack([p.truth for p in test])
+    placed, perfect = metrics.in_place(polished, truth), metrics.perfect(polished, truth)
     return {
         "k": k, "variant": variant, "seed": seed, "steps": steps, "train_puzzles": len(train), "test_puzzles": len(test),
         "train_seconds": f"{learner.train_time_:.1f}", "net_in_place": f"{net['pieces_in_place']:.4f}",
-        "net_perfect": f"{net['perfect']:.4f}", "polished_in_place": f"{in_place:.4f}", "polished_perfect": f"{perfect:.4f}",
+        "net_perfect": f"{net['perfect']:.4f}", "polished_in_place": f"{placed:.4f}", "polished_perfect": f"{perfect:.4f}",
         "untrained_in_place": f"{untrained_score(test, seed=seed):.4f}", "commit": git_commit(),
     }  # fmt: skip
 
 
 def report(path: Path, out: Path) -> str:
-    rows = read_rows(path)
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((int(r["k"]), int(r["steps"]), r["variant"]), []).append(r)
+    groups = group_rows(path, lambda r: (int(r["k"]), int(r["steps"]), r["variant"]))
     lines = [
         "# Jigsaw: the trained network, Gumbel–Sinkhorn temperature variants",
         "",
@@ -87,7 +85,7 @@ def report(path: Path, out: Path) -> str:
         "perfect | untrained | train s/seed |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (k, steps, variant), rs in sorted(groups.items()):
+    for (k, steps, variant), rs in groups.items():
         net = np.array([float(r["net_in_place"]) for r in rs])
         cols = {f: np.mean([float(r[f]) for r in rs]) for f in ("net_perfect", "polished_in_place", "polished_perfect")}
         untrained = np.mean([float(r["untrained_in_place"]) for r in rs])
@@ -97,9 +95,7 @@ def report(path: Path, out: Path) -> str:
             f"{cols['net_perfect']:.3f} | {cols['polished_in_place']:.3f} | {cols['polished_perfect']:.3f} | "
             f"{untrained:.3f} | {seconds:.0f} |"
         )
-    text = "\n".join(lines) + "\n"
-    out.write_text(text)
-    return text
+    return write_report(out, lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, read_rows, run_missing
+from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 FIELDS = [
     "n", "low", "high", "variant", "objective", "seed", "steps", "batch_size", "lr", "train_count", "test_count",
@@ -62,10 +62,7 @@ def run_one(n: int, low: float, variant: str, objective: str, seed: int, args: a
 
 
 def report(path: Path, out: Path) -> str:
-    rows = read_rows(path)
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((int(r["n"]), float(r["low"]), r["objective"], r["variant"]), []).append(r)
+    groups = group_rows(path, lambda r: (int(r["n"]), float(r["low"]), r["objective"], r["variant"]))
     lines = [
         "# Sorting: Gumbel–Sinkhorn temperature variants",
         "",
@@ -76,7 +73,7 @@ def report(path: Path, out: Path) -> str:
         "| N | values | loss | temperature | seeds | Kendall tau | sd | min..max | wrong positions | any error | train s/seed |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for (n, low, objective, variant), rs in sorted(groups.items()):
+    for (n, low, objective, variant), rs in groups.items():
         tau = np.array([float(r["kendall_tau"]) for r in rs])
         wrong = np.mean([float(r["wrong_positions"]) for r in rs])
         anyerr = np.mean([float(r["any_error"]) for r in rs])
@@ -85,9 +82,7 @@ def report(path: Path, out: Path) -> str:
             f"| {n} | U({low:g},{low + 1:g}) | {objective} | {variant} | {len(rs)} | {tau.mean():.4f} | {tau.std():.4f} | "
             f"{tau.min():.4f}..{tau.max():.4f} | {wrong:.4f} | {anyerr:.3f} | {secs:.0f} |"
         )
-    text = "\n".join(lines) + "\n"
-    out.write_text(text)
-    return text
+    return write_report(out, lines)
 
 
 def main(argv: list[str] | None = None) -> int:
