@@ -36,11 +36,10 @@ def destroy_kernel(ranking, row_ptr, row_idx, col_ptr, col_idx, cand_ptr, cand_i
     its rows; every row left uncovered adds its candidates. Stops at ``budget`` free columns."""
     m = row_ptr.size - 1
     n = col_ptr.size - 1
-    cover = np.zeros(m, np.int64)
-    for j in range(n):
-        if x[j]:
-            for p in range(col_ptr[j], col_ptr[j + 1]):
-                cover[col_idx[p]] += 1
+    cover = np.zeros(m, np.int64)  # the incumbent's columns per row
+    for j in np.flatnonzero(x):
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            cover[col_idx[p]] += 1
     in_free = np.zeros(n, np.bool_)
     free = np.empty(n, np.int64)
     rows = np.empty(m, np.int64)
