@@ -1,8 +1,9 @@
 """The ``cam`` and ``rlsa`` methods: anytime sampling of the flip-rate CTMC, decoded per round.
 
 Both run rounds until the deadline: K chains from uniform noise, T tau-leaping steps, decode
-every chain to a feasible solution (:mod:`cosolve.diffusion.decode`), offer the best. A round
-cut by the deadline is decoded from the state it reached, so a solution comes back on time.
+every chain to a feasible solution (:mod:`cosolve.diffusion.decode`), offer the best. Measured
+step and decoding costs (:mod:`cosolve.diffusion.pacing`) decide whether one more step fits; a
+round cut that way is decoded from the state it reached, so a solution comes back by the deadline.
 
 - ``cam``: flips by a policy trained with Combinatorial Adjoint Matching; the checkpoint is the
   one shipped for the problem (``solvers/``) unless ``checkpoint`` names another.
@@ -28,23 +29,60 @@ GRAPH_KINDS = frozenset({"mis", "maxcut", "maxclique", "mds"})
 def _run_rounds(
     problem: Problem, ctx: SolveContext, make_rule: Any, chains: int, steps: int, *, keep_best: bool, penalty: float | None = None
 ) -> Outcome:
+    """Rounds of ``chains`` chains and ``steps`` steps until the deadline (or ``rounds`` rounds).
+
+    A :class:`~cosolve.diffusion.pacing.Pacer` keeps the deadline: a step starts only if it and
+    the decoding after it fit in the time left; the round it cuts is decoded from the state it
+    reached and ends the solve. The first round is decoded even when no step fits (then from its
+    noise), so there is always a solution.
+    """
     from cosolve.diffusion.batch import GraphBatch
     from cosolve.diffusion.inference import decode_best, sample
+    from cosolve.diffusion.pacing import Pacer
 
     batch = GraphBatch([problem], penalty=penalty)
     rng = ctx.rng
+    rule = make_rule(batch, rng)
     rounds = ctx.options.get("rounds", 0)
-    stop = lambda: ctx.deadline.stop_requested  # noqa: E731
+    pacer = Pacer(ctx.deadline.remaining)
+    if ctx.deadline.remaining() < float("inf"):
+        _calibrate(pacer, rule, batch)
+    requested = lambda: ctx.deadline.stop_requested  # noqa: E731
     done = 0
     while True:
-        out = sample(make_rule(batch, rng), batch, chains, steps, rng, stop=stop, keep_best=keep_best)
-        ((solution, value),) = decode_best(batch, out.marginal)
-        ctx.trace.offer(solution, value)
+        out = sample(rule, batch, chains, steps, rng, stop=pacer.stop_rule(chains, requested), keep_best=keep_best)
+        if out.steps or not done:
+            started = pacer.clock()
+            ((solution, value),) = decode_best(batch, out.marginal)
+            pacer.observe_decode(pacer.clock() - started, chains)
+            ctx.trace.offer(solution, value)
         done += 1
-        if ctx.deadline.stop_requested:
+        if out.steps < steps or ctx.deadline.stop_requested:
             return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
         if rounds and done >= rounds:
             return Outcome(Termination.COMPLETED)
+
+
+def _calibrate(pacer: Any, rule: Any, batch: Any) -> None:
+    """Time the rule and the decoder on one chain, each after an untimed first call (which pays
+    for first-use set-up), on probe states of a generator of their own; their output is dropped.
+    One chain costs a fraction of a K-chain step, and the first real step corrects the guess."""
+    import numpy as np
+
+    from cosolve.diffusion.inference import decode_best
+    from cosolve.diffusion.sampler import uniform_start
+
+    probe = uniform_start(1, batch.n, np.random.default_rng(0))
+    for timed in (False, True):
+        started = pacer.clock()
+        rule(probe, 1.0, 0)
+        if timed:
+            pacer.observe_step(pacer.clock() - started, 1)
+    for timed in (False, True):
+        started = pacer.clock()
+        decode_best(batch, probe.astype(np.float64))
+        if timed:
+            pacer.observe_decode(pacer.clock() - started, 1)
 
 
 @register

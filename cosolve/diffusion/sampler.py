@@ -52,12 +52,13 @@ def rollout(
 ) -> Rollout:
     """Run ``steps`` tau-leaping steps from ``start`` (K, N), from time ``start_time`` (1 = pure
     noise; less for a partially noised start) down to 0. ``stop`` is checked before every step
-    after the first; ``on_step(x)`` sees each new state."""
+    (stopped before the first, the rollout returns the start state); ``on_step(x)`` sees each new
+    state."""
     x = np.array(start, dtype=np.int8, copy=True)
     marginal = x.astype(np.float64)
     states, taken = [], 0
     for step, t in enumerate(times(steps, start_time)):
-        if step and stop is not None and stop():
+        if stop is not None and stop():
             break
         p = rule(x, float(t), step)
         if record:

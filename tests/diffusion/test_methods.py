@@ -71,6 +71,34 @@ def test_time_limit_is_honoured_with_a_solution(method, checkpoints):
     assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
 
 
+@pytest.mark.parametrize("budget", [0.05, 0.3])
+def test_slow_steps_end_before_the_deadline(budget, monkeypatch):
+    """Steps of 4 ms per chain (64 ms for the 16 chains): the sampler must not start one that
+    would end after the deadline, and still answers when not even the first fits."""
+    import cosolve.diffusion.sampler as sampler
+
+    problem = sample_graph("rb-small", 4, "mis")
+    solver = Solver("rlsa", time_limit=budget, steps=1000, chains=16)
+    solver.prepare(problem)
+    fast_rule = sampler.rlsa_rule
+
+    def slow_rule(*args, **kwargs):
+        rule = fast_rule(*args, **kwargs)
+
+        def step(x, t, s):
+            time.sleep(0.004 * x.shape[0])
+            return rule(x, t, s)
+
+        return step
+
+    monkeypatch.setattr(sampler, "rlsa_rule", slow_rule)
+    start = time.perf_counter()
+    result = solver.solve(problem)
+    elapsed = time.perf_counter() - start
+    assert elapsed < budget + 0.03, f"{elapsed:.3f} s for a {budget} s budget"
+    assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
+
+
 def test_cam_checkpoint_must_match_the_problem(checkpoints):
     problem = erdos_renyi(8, 0.4, problem="mis", seed=0)
     with pytest.raises(UsageError, match="checkpoint for maxcut, not for mis"):

@@ -33,7 +33,7 @@ def test_rollout_passes_times_from_one_down_and_stops_when_asked():
         return np.zeros(x.shape)
 
     out = rollout(rule, np.zeros((1, 2), np.int8), 4, np.random.default_rng(0), stop=lambda: next(calls) >= 2)
-    assert seen == [(1.0, 0), (0.75, 1), (0.5, 2)] and out.steps == 3
+    assert seen == [(1.0, 0), (0.75, 1)] and out.steps == 2
     np.testing.assert_allclose(times(4), [1.0, 0.75, 0.5, 0.25])
 
 
