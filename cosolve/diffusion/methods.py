@@ -34,7 +34,8 @@ def _run_rounds(
     A :class:`~cosolve.diffusion.pacing.Pacer` keeps the deadline: a step starts only if it and
     the decoding after it fit in the time left; the round it cuts is decoded from the state it
     reached and ends the solve. The first round is decoded even when no step fits (then from its
-    noise), so there is always a solution.
+    noise), so there is always a solution. ``Result.stats``: ``chains``, ``steps_per_round``, and
+    the decoded ``rounds`` and denoising ``steps`` taken in all.
     """
     from cosolve.diffusion.batch import GraphBatch
     from cosolve.diffusion.inference import decode_best, sample
@@ -48,19 +49,20 @@ def _run_rounds(
     if ctx.deadline.remaining() < float("inf"):
         _calibrate(pacer, rule, batch)
     requested = lambda: ctx.deadline.stop_requested  # noqa: E731
-    done = 0
+    stats = {"chains": chains, "steps_per_round": steps, "rounds": 0, "steps": 0}
     while True:
         out = sample(rule, batch, chains, steps, rng, stop=pacer.stop_rule(chains, requested), keep_best=keep_best)
-        if out.steps or not done:
+        if out.steps or not stats["rounds"]:
             started = pacer.clock()
             ((solution, value),) = decode_best(batch, out.marginal)
             pacer.observe_decode(pacer.clock() - started, chains)
             ctx.trace.offer(solution, value)
-        done += 1
+            stats["rounds"] += 1
+            stats["steps"] += out.steps
         if out.steps < steps or ctx.deadline.stop_requested:
-            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
-        if rounds and done >= rounds:
-            return Outcome(Termination.COMPLETED)
+            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, stats=stats)
+        if rounds and stats["rounds"] >= rounds:
+            return Outcome(Termination.COMPLETED, stats=stats)
 
 
 def _calibrate(pacer: Any, rule: Any, batch: Any) -> None:

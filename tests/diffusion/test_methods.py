@@ -55,6 +55,7 @@ def test_cam_returns_feasible_solutions_and_best_of_rounds(kind, checkpoints):
     result = Solver("cam", time_limit=30, rounds=4, chains=8, checkpoint=checkpoints[kind]).solve(problem)
     assert problem.evaluate(result.solution).feasible
     assert result.termination is Termination.COMPLETED and result.setup_time > 0
+    assert result.stats == {"chains": 8, "steps_per_round": 6, "rounds": 4, "steps": 24}
     values = [p.objective for p in result.trace]
     assert values == sorted(values, reverse=problem.sense.value == "minimize")  # only improvements are recorded
 
@@ -96,6 +97,7 @@ def test_slow_steps_end_before_the_deadline(budget, monkeypatch):
     result = solver.solve(problem)
     elapsed = time.perf_counter() - start
     assert elapsed < budget + 0.03, f"{elapsed:.3f} s for a {budget} s budget"
+    assert result.stats["rounds"] == 1 and (result.stats["steps"] > 0) == (budget > 0.1)
     assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
 
 
