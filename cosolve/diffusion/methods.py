@@ -15,13 +15,18 @@ round cut that way is decoded from the state it reached, so a solution comes bac
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
+
+if TYPE_CHECKING:
+    from cosolve.diffusion.batch import GraphBatch
+    from cosolve.diffusion.pacing import Pacer
+    from cosolve.diffusion.sampler import FlipRule
 
 GRAPH_KINDS = frozenset({"mis", "maxcut", "maxclique", "mds"})
 
@@ -65,7 +70,7 @@ def _run_rounds(
             return Outcome(Termination.COMPLETED, stats=stats)
 
 
-def _calibrate(pacer: Any, rule: Any, batch: Any) -> None:
+def _calibrate(pacer: Pacer, rule: FlipRule, batch: GraphBatch) -> None:
     """Time the rule and the decoder on one chain, each after an untimed first call (which pays
     for first-use set-up), on probe states of a generator of their own; their output is dropped.
     One chain costs a fraction of a K-chain step, and the first real step corrects the guess."""
