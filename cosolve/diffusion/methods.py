@@ -72,24 +72,22 @@ def _run_rounds(
 
 def _calibrate(pacer: Pacer, rule: FlipRule, batch: GraphBatch) -> None:
     """Time the rule and the decoder on one chain, each after an untimed first call (which pays
-    for first-use set-up), on probe states of a generator of their own; their output is dropped.
+    for first-use set-up), on a probe state of a generator of its own; their output is dropped.
     One chain costs a fraction of a K-chain step, and the first real step corrects the guess."""
     import numpy as np
 
     from cosolve.diffusion.inference import decode_best
     from cosolve.diffusion.sampler import uniform_start
 
+    def seconds_of_second_call(call: Any) -> float:
+        call()
+        started = pacer.clock()
+        call()
+        return pacer.clock() - started
+
     probe = uniform_start(1, batch.n, np.random.default_rng(0))
-    for timed in (False, True):
-        started = pacer.clock()
-        rule(probe, 1.0, 0)
-        if timed:
-            pacer.observe_step(pacer.clock() - started, 1)
-    for timed in (False, True):
-        started = pacer.clock()
-        decode_best(batch, probe.astype(np.float64))
-        if timed:
-            pacer.observe_decode(pacer.clock() - started, 1)
+    pacer.observe_step(seconds_of_second_call(lambda: rule(probe, 1.0, 0)), 1)
+    pacer.observe_decode(seconds_of_second_call(lambda: decode_best(batch, probe.astype(np.float64))), 1)
 
 
 @register
@@ -177,12 +175,9 @@ class CAM(Method):
         self.prepare(problem)
         torch.set_num_threads(ctx.threads)
         steps = ctx.options.get("steps") or self.cam_config_.steps
-        tensors: dict[int, GraphTensors] = {}
 
-        def make_rule(batch, rng):  # one set of graph tensors per solve
-            if not tensors:
-                tensors[0] = GraphTensors.from_coupling(batch.coupling)
-            return policy_rule(self.policy_, batch, tensors[0])
+        def make_rule(batch, rng):  # called once per solve
+            return policy_rule(self.policy_, batch, GraphTensors.from_coupling(batch.coupling))
 
         chains = ctx.options.get("chains", 16)
         return _run_rounds(problem, ctx, make_rule, chains, steps, keep_best=False, penalty=self.cam_config_.penalty or None)
