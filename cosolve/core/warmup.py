@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cosolve.core.method import Method
 
 WARM_UP_SECONDS = 0.5
+WARM_UP_PASSES = 3
 
 
 def tiny_instance(kind: str) -> Problem | None:
@@ -59,15 +60,27 @@ def tiny_instance(kind: str) -> Problem | None:
 
 
 def warm_up(method: Method, kind: str) -> None:
-    """Solve a tiny instance of ``kind`` with ``method`` (at most about half a second; one round
-    for methods with a ``rounds`` option); the result is discarded."""
-    from cosolve.core.method import SolveContext
-    from cosolve.core.solver import _verdict
+    """Solve a tiny instance of ``kind`` with ``method`` (one round for methods with a
+    ``rounds`` option); the result is discarded.
 
+    Each pass has a deadline of :data:`WARM_UP_SECONDS`. A pass that ends by its deadline is
+    the last one; a pass the deadline cut short (say the imports took the half second) may have
+    skipped code behind a deadline check, and so its numba compilation, so another pass runs,
+    at most :data:`WARM_UP_PASSES` in all.
+    """
     problem = tiny_instance(kind)
     if problem is None:
         return
-    deadline = Deadline(WARM_UP_SECONDS)
+    for _ in range(WARM_UP_PASSES):
+        deadline = Deadline(WARM_UP_SECONDS)
+        _warm_up_pass(method, problem, deadline)
+        if not deadline.expired():
+            return
+
+
+def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> None:
+    from cosolve.core.method import SolveContext
+    from cosolve.core.solver import _verdict
 
     options = dict(method.config)
     if "rounds" in method.options:

@@ -1,8 +1,10 @@
 """One-time set-up (warm-up solve, model loading) happens before the clock and is reported."""
 
+import time
+
 from cosolve import Solver
 from cosolve.core.method import Method
-from cosolve.core.warmup import tiny_instance
+from cosolve.core.warmup import WARM_UP_PASSES, WARM_UP_SECONDS, tiny_instance
 from cosolve.generators.graphs import erdos_renyi
 
 
@@ -35,3 +37,41 @@ def test_methods_without_warm_up_are_not_run_by_prepare():
 
     Counting().prepare(erdos_renyi(5, 0.5, problem="mis"))
     assert calls == []
+
+
+def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
+    # the first pass spends its half second "importing", so it reaches the deadline check before
+    # the "kernel" and skips it, as the greedy MaxClique solve did on a cold numba cache
+    passes = []
+
+    class SlowImports(Method):
+        name = "slow-imports"
+        problems = frozenset({"mis"})
+        warm_up = True
+
+        def solve(self, problem, ctx):
+            passes.append("start")
+            if len(passes) == 1:
+                time.sleep(WARM_UP_SECONDS + 0.05)
+            if ctx.deadline.stop_requested:
+                return None
+            passes.append("kernel")
+
+    SlowImports().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert passes == ["start", "start", "kernel"]
+
+
+def test_warm_up_passes_are_bounded_when_every_pass_runs_to_its_deadline():
+    passes = []
+
+    class Spinning(Method):
+        name = "spinning"
+        problems = frozenset({"mis"})
+        warm_up = True
+
+        def solve(self, problem, ctx):
+            passes.append(1)
+            ctx.deadline.wait(10.0)
+
+    Spinning().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert len(passes) == WARM_UP_PASSES
