@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 WARM_UP_SECONDS = 0.5
 WARM_UP_PASSES = 3
+#: a pass that ends past this multiple of its deadline ran into something it could not interrupt
+OVERRUN_FACTOR = 1.5
 
 
 def tiny_instance(kind: str) -> Problem | None:
@@ -63,30 +65,33 @@ def warm_up(method: Method, kind: str) -> None:
     """Solve a tiny instance of ``kind`` with ``method`` (one round for methods with a
     ``rounds`` option); the result is discarded.
 
-    Each pass has a deadline of :data:`WARM_UP_SECONDS`. A pass that ends by its deadline is
-    the last one; a pass the deadline cut short (say the imports took the half second) may have
-    skipped code behind a deadline check, and so its numba compilation, so another pass runs,
-    at most :data:`WARM_UP_PASSES` in all.
+    Each pass has a deadline of :data:`WARM_UP_SECONDS`. Another pass runs (at most
+    :data:`WARM_UP_PASSES` in all) when one may have skipped code, and so its numba
+    compilation, behind a deadline check: when the deadline stopped it before it found a
+    solution (say the imports took the time), or when it ended well past the deadline (busy
+    in something it could not interrupt, such as compiling). A pass that simply used its time
+    on the tiny instance is the last one.
     """
     problem = tiny_instance(kind)
     if problem is None:
         return
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS)
-        _warm_up_pass(method, problem, deadline)
-        if not deadline.expired():
+        found = _warm_up_pass(method, problem, deadline)
+        if not deadline.expired() or (found and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS):
             return
 
 
-def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> None:
+def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> bool:
+    """One warm-up solve; whether it found a solution."""
     from cosolve.core.method import SolveContext
     from cosolve.core.solver import _verdict
 
     options = dict(method.config)
     if "rounds" in method.options:
         options["rounds"] = 1
-    ctx = SolveContext(
-        deadline, Trace(problem.sense, deadline.elapsed, lambda x: _verdict(problem, x)), seed=0, threads=1, options=options
-    )
+    trace = Trace(problem.sense, deadline.elapsed, lambda x: _verdict(problem, x))
+    ctx = SolveContext(deadline, trace, seed=0, threads=1, options=options)
     with contextlib.suppress(CosolveError):
         method.solve(problem, ctx)
+    return trace.solution is not None

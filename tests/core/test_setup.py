@@ -2,9 +2,11 @@
 
 import time
 
+import numpy as np
+
 from cosolve import Solver
 from cosolve.core.method import Method
-from cosolve.core.warmup import WARM_UP_PASSES, WARM_UP_SECONDS, tiny_instance
+from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, WARM_UP_SECONDS, tiny_instance
 from cosolve.generators.graphs import erdos_renyi
 
 
@@ -61,9 +63,7 @@ def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
     assert passes == ["start", "start", "kernel"]
 
 
-def test_warm_up_passes_are_bounded_when_every_pass_runs_to_its_deadline():
-    passes = []
-
+def _spinning_method(passes, *, solve_first, block=0.0):
     class Spinning(Method):
         name = "spinning"
         problems = frozenset({"mis"})
@@ -71,7 +71,30 @@ def test_warm_up_passes_are_bounded_when_every_pass_runs_to_its_deadline():
 
         def solve(self, problem, ctx):
             passes.append(1)
+            if solve_first:
+                ctx.trace.offer(np.zeros(problem.n, np.int8))
+            if len(passes) == 1 and block:
+                time.sleep(block)  # e.g. a numba compilation the deadline cannot interrupt
             ctx.deadline.wait(10.0)
 
-    Spinning().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    return Spinning()
+
+
+def test_a_pass_that_uses_its_time_after_finding_a_solution_is_the_last():
+    passes = []
+    _spinning_method(passes, solve_first=True).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert passes == [1]
+
+
+def test_a_pass_that_overran_its_deadline_is_followed_by_another():
+    passes = []
+    _spinning_method(passes, solve_first=True, block=WARM_UP_SECONDS * (OVERRUN_FACTOR + 0.1)).prepare(
+        erdos_renyi(5, 0.5, problem="mis")
+    )
+    assert passes == [1, 1]
+
+
+def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
+    passes = []
+    _spinning_method(passes, solve_first=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
     assert len(passes) == WARM_UP_PASSES
