@@ -78,9 +78,13 @@ def table(folder: str) -> str:
                 gaps.append(sign * (refs[inst] - r["objective"]) / abs(refs[inst]) if ok and refs[inst] else 1.0)
                 times.append(r["time"] if r["time"] is not None else np.nan)
                 setups.append(r.get("setup_time") or 0.0)
-            mean_obj = float(np.nanmean(objs))
+            if solved:
+                mean_obj = float(np.nanmean(objs))
+                obj_cells = f"{mean_obj:.3f} | {mean_ref:.3f} | {mean_obj / mean_ref:.4f}"
+            else:  # no solution on any graph
+                obj_cells = f"- | {mean_ref:.3f} | -"
             out.append(
-                f"| {label} | {mean_obj:.3f} | {mean_ref:.3f} | {mean_obj / mean_ref:.4f} | {100 * np.mean(gaps):.2f}% | "
+                f"| {label} | {obj_cells} | {100 * np.mean(gaps):.2f}% | "
                 f"{np.nanmean(times):.3f} | {np.mean(setups):.2f} | {solved}/{len(common)} |"
             )
         out.append("")
