@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=1, help="torch threads per process (default 1)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="hyperparameter, e.g. hidden=64 (repeatable)")
-    p.add_argument("--overwrite", action="store_true", help="replace a checkpoint already in OUT")
+    p.add_argument("--overwrite", action="store_true", help="replace a checkpoint (model.pt, README.md) already in OUT")
     p.add_argument("--no-progress", action="store_true", help="log lines instead of a live progress bar")
 
 
@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if (out / "model.pt").exists() and not args.overwrite:
         raise UsageError(f"--out {out}: already holds a checkpoint (model.pt); pass --overwrite to replace it")
+    if (out / "README.md").exists() and not args.overwrite:
+        raise UsageError(f"--out {out}: holds a README.md the model card would replace; pass --overwrite to replace it")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out}: is not a folder")
 

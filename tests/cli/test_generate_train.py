@@ -67,3 +67,10 @@ def test_train_writes_a_checkpoint_with_its_model_card_and_keeps_existing_ones(t
                      "--set", f"checkpoint={out}", "--json")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert '"status": "feasible"' in result.stdout
+
+
+def test_train_does_not_replace_a_readme_in_its_out_folder(tmp_path):
+    (tmp_path / "README.md").write_text("my own notes")
+    proc = cosolve("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", tmp_path, "--no-progress")
+    assert proc.returncode == 2 and "README.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert (tmp_path / "README.md").read_text() == "my own notes" and not (tmp_path / "model.pt").exists()
