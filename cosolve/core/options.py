@@ -37,7 +37,8 @@ def _convert(method: str, key: str, option: Option, value: Any) -> Any:
     if option.below is not None and not value < option.below:
         raise UsageError(f"option {key}={value!r} of method {method}: must be below {option.below:g}")
     if option.choices is not None and value not in option.choices:
-        raise UsageError(f"option {key}={value!r} of method {method}: choose one of {', '.join(map(str, option.choices))}")
+        names = ", ".join('"" (the default)' if c == "" else str(c) for c in option.choices)
+        raise UsageError(f"option {key}={value!r} of method {method}: choose one of {names}")
     return value
 
 

@@ -49,3 +49,9 @@ def test_bounds_and_auto():
         resolve_options("m", declared, {"share": -0.1})
     with pytest.raises(UsageError, match="expected float"):
         resolve_options("m", declared, {"share": "auto"})  # auto only where the default is worked out
+
+
+def test_an_empty_choice_is_named_in_the_error():
+    declared = {"problem": Option(str, "", "problem", choices=("", "mis"))}
+    with pytest.raises(UsageError, match=r'choose one of "" \(the default\), mis$'):
+        resolve_options("m", declared, {"problem": "x"})
