@@ -1,7 +1,7 @@
 """Synthetic recovery of the average-case conjoint policy and delta-method coverage (issue 8).
 
 Per design (5 and 10 factors with 3 levels, 20 factors with 2 levels; a random truth with main
-effects and sparse two-way interactions, ``cosolve.conjoint.synthetic.random_truth``, seed = number
+effects and sparse two-way interactions, ``cosolve.problems.conjoint.synthetic.random_truth``, seed = number
 of factors) and per number of respondents n (5 forced-choice tasks each), 200 replicates: simulate,
 fit the identity-link model with interactions (respondent-clustered covariance), compute the
 L2-penalised average-case optimum (``lam`` = 1; closed form, falling back to gradient ascent) and
@@ -14,7 +14,7 @@ its delta-method standard errors, and compare with the optimum of the true param
   estimated second-order bias ``value_bias`` (``PolicyResult.value_interval``);
 - ``pi_coverage``: the share of policy probabilities whose 95% interval holds the truth.
 
-Forced choice: ``Q(pi) = 1/2 + (E_pi - E_p0)[phi] . theta`` (``cosolve.conjoint.model``).
+Forced choice: ``Q(pi) = 1/2 + (E_pi - E_p0)[phi] . theta`` (``cosolve.problems.conjoint.model``).
 
 Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` has the table.
 
@@ -41,17 +41,17 @@ FIELDS = [
 
 
 def truth_for(factors: int):
-    from cosolve.conjoint.synthetic import random_truth
+    from cosolve.problems.conjoint.synthetic import random_truth
 
     return random_truth(factors, DESIGNS[factors], seed=factors, main_scale=0.08, interaction_scale=0.03, sparsity=0.5)
 
 
 def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
-    from cosolve.conjoint.fit import fit_outcome_model
-    from cosolve.conjoint.model import OutcomeModel
-    from cosolve.conjoint.synthetic import simulate
     from cosolve.methods.conjoint.average import average_case
     from cosolve.methods.conjoint.policy import closed_form, policy_value
+    from cosolve.problems.conjoint.fit import fit_outcome_model
+    from cosolve.problems.conjoint.model import OutcomeModel
+    from cosolve.problems.conjoint.synthetic import simulate
 
     truth = truth_for(factors)
     params = truth.params("identity", True)

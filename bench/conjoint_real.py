@@ -34,11 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    from cosolve.conjoint.data import read_conjoint
-    from cosolve.conjoint.fit import fit_outcome_model
     from cosolve.methods.conjoint.average import average_case
     from cosolve.methods.conjoint.plot import plot_policies
     from cosolve.methods.conjoint.presidential import solve_presidential_game
+    from cosolve.problems.conjoint.data import read_conjoint
+    from cosolve.problems.conjoint.fit import fit_outcome_model
 
     data = read_conjoint("ono_burden")
     results: dict = {}

@@ -36,10 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     from cosolve import Solver
-    from cosolve.conjoint.data import read_conjoint
-    from cosolve.conjoint.fit import fit_outcome_model
     from cosolve.methods.conjoint.average import average_case
-    from cosolve.problems.conjoint import BestProfile
+    from cosolve.problems.conjoint.data import read_conjoint
+    from cosolve.problems.conjoint.fit import fit_outcome_model
+    from cosolve.problems.conjoint.problem import BestProfile
 
     data, t_read = timed(lambda: read_conjoint("ono_burden"))
     model, t_fit = timed(lambda: fit_outcome_model(data, link="identity", interactions=True))

@@ -8,11 +8,7 @@ from typing import Any, TypeVar
 
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import SolveContext
-from cosolve.core.result import Termination
 from cosolve.problems.base import BuildStopped, build_deadline
-
-#: Problem kinds with an exact model (``Problem.scip_model``; ``cpsat_model`` for all of them too).
-EXACT_PROBLEMS = frozenset({"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "conjoint"})
 
 _INT32_MAX = 2**31 - 1
 
@@ -49,11 +45,6 @@ def time_left(deadline: Deadline) -> float | None:
     """Seconds left for a sub-solver, ``None`` when there is no limit (or a huge one)."""
     remaining = deadline.remaining()
     return None if remaining > UNLIMITED_SECONDS else remaining
-
-
-def stopped(deadline: Deadline) -> Termination:
-    """Why a method that found its deadline up stops: an interrupt or the time limit."""
-    return Termination.INTERRUPTED if deadline.interrupted else Termination.TIME_LIMIT
 
 
 def ran_out_of_time(deadline: Deadline, slack: float = 0.05) -> bool:

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import seed32, stopped, time_left
+from cosolve.baselines._exact import seed32, time_left
 from cosolve.core.method import Method, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
@@ -112,7 +112,7 @@ class Cft(Method):
             raise UsageError(f"cft (pycft) handles at most {MAX_ROWS} rows; this set cover has {problem.n_rows}")
         deadline = ctx.deadline
         if deadline.stop_requested:
-            return Outcome(stopped(deadline))
+            return Outcome(Termination.TIME_LIMIT)
         start = time.perf_counter()
         env = bindings.Environment()
         env.verbose = 0
@@ -120,13 +120,13 @@ class Cft(Method):
         with tempfile.TemporaryDirectory(prefix="cosolve-cft-") as folder:
             env.inst_path, env.parser = write_instance(problem, folder)
             if deadline.stop_requested:
-                return Outcome(stopped(deadline))
+                return Outcome(Termination.TIME_LIMIT)
             data = bindings.parse_inst_and_initsol(env)
         stats: dict[str, Any] = {"write_and_parse_seconds": round(time.perf_counter() - start, 4)}
         remaining = time_left(deadline)
         limit = None if remaining is None else remaining - margin(remaining, int(problem.matrix.nnz))
         if deadline.stop_requested or (limit is not None and limit <= 0):
-            return Outcome(stopped(deadline), stats=stats)
+            return Outcome(Termination.TIME_LIMIT, stats=stats)
         env.time_limit = math.inf if limit is None else limit
 
         start = time.perf_counter()
@@ -145,8 +145,6 @@ class Cft(Method):
         if bound is not None:
             ctx.trace.offer_bound(bound)
             stats["lagrangian_bound"] = bound
-        if deadline.interrupted:
-            return Outcome(Termination.INTERRUPTED, stats=stats)
         if kept and bound is not None and bound >= objective - 1e-9 * max(1.0, abs(objective)):
             return Outcome(Termination.COMPLETED, Status.OPTIMAL, stats=stats)
         if limit is not None and seconds >= 0.9 * limit:

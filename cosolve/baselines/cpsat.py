@@ -8,12 +8,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cosolve.baselines._exact import (
-    EXACT_PROBLEMS,
     CallbackGuard,
     build_within,
     run_in_worker,
     seed32,
-    stopped,
     time_left,
 )
 from cosolve.core.method import Method, Option, Outcome, SolveContext
@@ -21,6 +19,7 @@ from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import InputError
 from cosolve.problems.base import ExactModel, Problem
+from cosolve.problems.registry import kinds_with_model
 
 
 class _Decoder:
@@ -95,7 +94,7 @@ class CpSatMethod(Method):
     """
 
     name: ClassVar[str] = "cpsat"
-    problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS
+    problems: ClassVar[frozenset[str]] = kinds_with_model("cpsat")
     summary: ClassVar[str] = "OR-Tools CP-SAT on the problem's exact model, default parameters (threads = workers)"
     warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
@@ -107,7 +106,7 @@ class CpSatMethod(Method):
 
         exact = build_within(ctx, problem.cpsat_model)
         if exact is None:  # the budget ran out while building the model
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         decoder = _Decoder(exact)
         offset = exact.objective_offset
         guard = CallbackGuard()
@@ -116,7 +115,7 @@ class CpSatMethod(Method):
         params.num_workers = ctx.threads
         params.random_seed = seed32(ctx.seed)
         params.catch_sigint_signal = False
-        if ctx.options.get("log", False):
+        if ctx.options["log"]:
             params.log_search_progress = True
             params.log_to_stdout = False
             solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
@@ -133,7 +132,7 @@ class CpSatMethod(Method):
 
         remaining = time_left(ctx.deadline)  # measured after building the model
         if ctx.deadline.stop_requested:
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         if remaining is not None:
             params.max_time_in_seconds = remaining
         status = run_in_worker(lambda: solver.solve(exact.model, callback), solver.stop_search, ctx.deadline, "cosolve-cpsat")
@@ -151,4 +150,4 @@ class CpSatMethod(Method):
         if status == cp_model.INFEASIBLE:
             return Outcome(Termination.COMPLETED, Status.INFEASIBLE)
         # FEASIBLE or UNKNOWN: CP-SAT stopped before a proof; its time limit is the only limit set
-        return Outcome(stopped(ctx.deadline))
+        return Outcome(Termination.TIME_LIMIT)

@@ -54,12 +54,12 @@ class _Reporter:
             self.last = now
 
 
-def _stopped(ctx: SolveContext) -> Outcome:
-    return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+#: what a family's solve returns when its deadline stopped it
+_STOPPED = Outcome(Termination.TIME_LIMIT)
 
 
-def _done(ctx: SolveContext, converged: bool = True) -> Outcome:
-    return Outcome(Termination.COMPLETED) if converged else _stopped(ctx)
+def _done(converged: bool = True) -> Outcome:
+    return Outcome(Termination.COMPLETED) if converged else _STOPPED
 
 
 def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
@@ -70,18 +70,18 @@ def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
     costs, csc = problem.costs, problem.csc
     x = chvatal_greedy(costs, problem.matrix, csc, stop=stop)
     if x is None:
-        return _stopped(ctx)
+        return _STOPPED
     ctx.trace.offer(x, float(costs @ x))
-    if _option(ctx, "improve"):
+    if ctx.options["improve"]:
         if stop():
-            return _stopped(ctx)
+            return _STOPPED
         x = remove_redundant(costs, csc, x)
         ctx.trace.offer(x, float(costs @ x))
         if stop():
-            return _stopped(ctx)
+            return _STOPPED
         x = swap_local_search(costs, problem.matrix, csc, x)
         ctx.trace.offer(x, float(costs @ x))
-    return _done(ctx)
+    return _done()
 
 
 def _mis(problem: Problem, ctx: SolveContext) -> Outcome:
@@ -89,26 +89,26 @@ def _mis(problem: Problem, ctx: SolveContext) -> Outcome:
 
     x = min_degree_mis(problem.adjacency)
     ctx.trace.offer(x, float(x.sum()))
-    return _done(ctx)
+    return _done()
 
 
 def _max_clique(problem: Problem, ctx: SolveContext) -> Outcome:
     from cosolve.heuristics.graphs import clique_starts, greedy_clique_kernel
     from cosolve.heuristics.setcover import index_arrays
 
-    count = _option(ctx, "clique_starts")
+    count = ctx.options["clique_starts"]
     indptr, indices = index_arrays(problem.adjacency)
     best = 0
     for start in clique_starts(problem.degrees, count).tolist():
         if ctx.deadline.stop_requested:
-            return _stopped(ctx)
+            return _STOPPED
         clique = greedy_clique_kernel(indptr, indices, start)
         if len(clique) > best:
             best = len(clique)
             x = np.zeros(problem.n, np.int8)
             x[clique] = 1
             ctx.trace.offer(x, float(best))
-    return _done(ctx)
+    return _done()
 
 
 def _max_cut(problem: Problem, ctx: SolveContext) -> Outcome:
@@ -116,13 +116,13 @@ def _max_cut(problem: Problem, ctx: SolveContext) -> Outcome:
 
     x = ctx.rng.integers(0, 2, problem.n).astype(np.int8)
     ctx.trace.offer(x, problem.cut_value(x))
-    if not _option(ctx, "improve"):
-        return _done(ctx)
+    if not ctx.options["improve"]:
+        return _done()
     report = _Reporter(ctx, problem.cut_value)
     weighted = weighted_adjacency(problem.n, problem.edges, problem.weights)
     x, converged = maxcut_local_search(weighted, x, stop=_stop(ctx), on_progress=report.offer)
     report.offer(x, force=True)
-    return _done(ctx, converged)
+    return _done(converged)
 
 
 def _dominating_set(problem: Problem, ctx: SolveContext) -> Outcome:
@@ -134,14 +134,14 @@ def _dominating_set(problem: Problem, ctx: SolveContext) -> Outcome:
     stop = _stop(ctx)
     x = chvatal_greedy(costs, closed, closed.T, stop=stop)
     if x is None:
-        return _stopped(ctx)
+        return _STOPPED
     ctx.trace.offer(x, float(x.sum()))
-    if _option(ctx, "improve"):
+    if ctx.options["improve"]:
         if stop():
-            return _stopped(ctx)
+            return _STOPPED
         x = remove_redundant(costs, closed.T, x)
         ctx.trace.offer(x, float(x.sum()))
-    return _done(ctx)
+    return _done()
 
 
 def _tsp(problem: Problem, ctx: SolveContext) -> Outcome:
@@ -151,18 +151,14 @@ def _tsp(problem: Problem, ctx: SolveContext) -> Outcome:
     neighbors = candidate_lists(coords) if problem.n >= NEIGHBOR_LIST_MIN_CITIES else None
     tour = nearest_neighbor_tour(coords, start=0, neighbors=neighbors, stop=stop)
     if tour is None:
-        return _stopped(ctx)
+        return _STOPPED
     ctx.trace.offer(tour, tour_length(coords, tour))
-    if not _option(ctx, "improve"):
-        return _done(ctx)
+    if not ctx.options["improve"]:
+        return _done()
     report = _Reporter(ctx, lambda t: tour_length(coords, t))
     tour, converged = two_opt(coords, tour, neighbors=neighbors, stop=stop, on_progress=report.offer)
     report.offer(tour, force=True)
-    return _done(ctx, converged)
-
-
-def _option(ctx: SolveContext, key: str) -> object:
-    return ctx.options.get(key, Greedy.options[key].default)
+    return _done(converged)
 
 
 def _stop(ctx: SolveContext) -> Callable[[], bool]:

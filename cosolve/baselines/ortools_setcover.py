@@ -47,7 +47,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import stopped
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
@@ -249,30 +248,25 @@ class OrToolsSetCover(Method):
             0.4,
             "share of the selected columns each clear-and-repair step drops (0..1); 0 turns the step off",
             minimum=0.0,
+            maximum=1.0,
         ),
     }
 
-    def __init__(self, config: dict[str, Any] | None = None) -> None:
-        super().__init__(config)
-        fraction = self.config.get("lns_fraction", 0.0)
-        if fraction > 1:
-            raise UsageError(f"option lns_fraction={fraction!r} of method {self.name}: must be at most 1")
-
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        options = {key: ctx.options.get(key, option.default) for key, option in self.options.items()}
+        options = ctx.options
         deadline = ctx.deadline
         if deadline.stop_requested:
-            return Outcome(stopped(deadline))
+            return Outcome(Termination.TIME_LIMIT)
         start = time.perf_counter()
         model, kept = build_model(problem)
         stats: dict[str, Any] = {"build_seconds": round(time.perf_counter() - start, 4)}
         if deadline.stop_requested:
-            return Outcome(stopped(deadline), stats=stats)
+            return Outcome(Termination.TIME_LIMIT, stats=stats)
         search = _Search(problem, ctx, model, kept)
         search.construct(options["construction"])
         per_slice, fraction = options["gls_iterations_per_slice"], options["lns_fraction"]
         if deadline.stop_requested:
-            return Outcome(stopped(deadline), stats=stats)
+            return Outcome(Termination.TIME_LIMIT, stats=stats)
         if not (per_slice or fraction):
             return Outcome(Termination.COMPLETED, stats=stats)
 
@@ -297,4 +291,4 @@ class OrToolsSetCover(Method):
             if fraction:
                 counts["lns_rounds"] += 1
                 counts["lns_improvements"] += search.clear_and_repair(fraction)
-        return Outcome(stopped(deadline), stats=stats | counts)
+        return Outcome(Termination.TIME_LIMIT, stats=stats | counts)

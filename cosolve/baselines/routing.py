@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import CallbackGuard, build_within, ran_out_of_time, stopped, time_left
+from cosolve.baselines._exact import CallbackGuard, build_within, ran_out_of_time, time_left
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
@@ -64,7 +64,7 @@ class OrToolsRouting(Method):
 
         matrix = build_within(ctx, lambda: _distance_lists(problem))
         if matrix is None:  # the budget ran out while building the model
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         manager = pywrapcp.RoutingIndexManager(problem.n, 1, 0)
         routing = pywrapcp.RoutingModel(manager)
         transit = routing.RegisterTransitMatrix(matrix)
@@ -94,7 +94,7 @@ class OrToolsRouting(Method):
 
         remaining = time_left(ctx.deadline)  # measured after building the model
         if ctx.deadline.stop_requested:
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         if remaining is not None:
             params.time_limit.FromMilliseconds(max(1, int(remaining * 1000)))
         assignment = routing.SolveWithParameters(params)
@@ -104,8 +104,6 @@ class OrToolsRouting(Method):
             tour = _tour(routing, manager, lambda i: assignment.Value(routing.NextVar(i)))
             ctx.trace.offer(tour, float(assignment.ObjectiveValue()))
         status = routing.status()
-        if ctx.deadline.interrupted:
-            return Outcome(Termination.INTERRUPTED)
         if status == routing_enums_pb2.RoutingSearchStatus.ROUTING_OPTIMAL:
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)
         if status == routing_enums_pb2.RoutingSearchStatus.ROUTING_FAIL_TIMEOUT or ran_out_of_time(ctx.deadline):

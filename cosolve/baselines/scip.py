@@ -8,20 +8,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cosolve.baselines._exact import (
-    EXACT_PROBLEMS,
     CallbackGuard,
     build_within,
     interrupted_or_overdue,
     ran_out_of_time,
     run_in_worker,
     seed32,
-    stopped,
     time_left,
 )
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.problems.base import ExactModel, Problem
+from cosolve.problems.registry import kinds_with_model
 
 #: The most threads SCIP's thread parameters accept.
 _MAX_THREADS = 64
@@ -172,7 +171,7 @@ class ScipMethod(Method):
     """
 
     name: ClassVar[str] = "scip"
-    problems: ClassVar[frozenset[str]] = EXACT_PROBLEMS | {"portfolio"}  # portfolio: MIQP, no CP-SAT model
+    problems: ClassVar[frozenset[str]] = kinds_with_model("scip")
     summary: ClassVar[str] = "SCIP branch-and-cut on the problem's exact MIP model, default settings (one core)"
     warm_up: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {}
@@ -180,10 +179,10 @@ class ScipMethod(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         exact = build_within(ctx, problem.scip_model)
         if exact is None:  # the budget ran out while building the model
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         model = exact.model
-        if isinstance(model.data, dict):  # model callbacks (e.g. TSP separation) may consult it
-            model.data["stop"] = lambda: ctx.deadline.stop_requested
+        if exact.watch is not None:  # model callbacks (e.g. TSP separation) skip work past the deadline
+            exact.watch(lambda: ctx.deadline.stop_requested)
         model.hideOutput()
         model.setParam("misc/catchctrlc", False)
         model.setParam("randomization/randomseedshift", seed32(ctx.seed))
@@ -196,7 +195,7 @@ class ScipMethod(Method):
 
         remaining = time_left(ctx.deadline)  # measured after building the model
         if ctx.deadline.stop_requested:
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         if remaining is not None:
             model.setParam("limits/time", remaining)
         _optimize(model, ctx, exact.thread_safe)
@@ -211,7 +210,7 @@ class ScipMethod(Method):
         if status == "inforunbd":
             proven = Status.UNBOUNDED if model.getNSols() > 0 else _resolve_inforunbd(model, watcher, ctx)
             guard.reraise()
-            outcome = Outcome(Termination.COMPLETED, proven) if proven else Outcome(stopped(ctx.deadline))
+            outcome = Outcome(Termination.COMPLETED, proven) if proven else Outcome(Termination.TIME_LIMIT)
         return outcome
 
     @staticmethod
@@ -227,8 +226,8 @@ class ScipMethod(Method):
         if status in _OTHER_LIMITS:
             return Outcome(Termination.OTHER_LIMIT)
         if status == "userinterrupt":  # our watcher stopped it: for an interrupt or the deadline
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         # "unknown" (e.g. SIGTERM) or "inforunbd" (resolved by the caller)
         if ctx.deadline.interrupted or ran_out_of_time(ctx.deadline):
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         return Outcome(Termination.OTHER_LIMIT)

@@ -11,23 +11,17 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from cosolve.core.result import relative_gap
+
 
 def primal_gap(objective: float | None, reference: float | None) -> float:
-    """Berthold's primal gap in [0, 1] of ``objective`` against ``reference``.
-
-    0 if both are equal (or both 0); 1 if there is no objective, or their signs differ;
-    else ``|objective - reference| / max(|objective|, |reference|)``. Without a reference the gap
-    is undefined (NaN).
-    """
+    """Berthold's primal gap in [0, 1] of ``objective`` against ``reference``: the relative gap
+    of the two (:func:`cosolve.core.result.relative_gap`: 0 when equal, 1 when their signs
+    differ), 1 without an objective, NaN without a reference."""
     if reference is None or (isinstance(reference, float) and math.isnan(reference)):
         return math.nan
-    if objective is None or (isinstance(objective, float) and math.isnan(objective)):
-        return 1.0
-    if abs(objective - reference) <= 1e-9 * max(1.0, abs(reference)):
-        return 0.0
-    if objective * reference < 0:
-        return 1.0
-    return abs(objective - reference) / max(abs(objective), abs(reference))
+    gap = relative_gap(objective, reference)
+    return 1.0 if gap is None else gap
 
 
 def primal_integral(trace: Sequence[tuple[float, float]], reference: float | None, horizon: float) -> float:

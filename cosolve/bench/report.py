@@ -17,6 +17,7 @@ import numpy as np
 
 from cosolve.bench.metrics import gap_at, performance_profile, primal_gap, primal_integral, shifted_geometric_mean
 from cosolve.bench.store import Store
+from cosolve.core.result import Sense
 from cosolve.errors import UsageError
 
 CSV_COLUMNS = [
@@ -27,7 +28,8 @@ CSV_COLUMNS = [
 
 
 def _better(sense: str | None, a: float, b: float) -> bool:
-    return a > b if sense == "maximize" else a < b
+    """``a`` strictly better than ``b`` for the stored sense (minimise when unknown)."""
+    return Sense(sense or Sense.MINIMIZE.value).better(a, b)
 
 
 def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

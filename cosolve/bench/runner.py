@@ -101,15 +101,13 @@ def check_suite(suite: Suite, jobs: list[Job]) -> None:
     from cosolve.core.solver import Solver
 
     for method in suite.methods:
-        Solver(method.name, **method.options)._check()
-    from cosolve.core.registry import get_method
-
+        Solver(method.name, **method.options).validate()
     for job in jobs:
-        kinds = get_method(job.method.name).problems
-        if job.instance.problem is not None and job.instance.problem not in kinds:
-            raise UsageError(
-                f"suite {suite.name}: method {job.method.label} does not solve {job.instance.problem} ({job.instance.name})"
-            )
+        if job.instance.problem is not None:
+            try:
+                Solver(job.method.name, problem=job.instance.problem, **job.method.options).validate()
+            except UsageError as e:
+                raise UsageError(f"suite {suite.name}: method {job.method.label} on {job.instance.name}: {e}") from None
 
 
 def run_suite(

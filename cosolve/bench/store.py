@@ -34,12 +34,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     run_id INTEGER REFERENCES runs(id),
     instance_set TEXT, instance TEXT, path TEXT, problem TEXT, reference REAL,
     method TEXT, label TEXT, options TEXT,
+    options_used TEXT,      -- JSON object: every option of the method as the solve used it (auto worked out)
     budget REAL, seed INTEGER, threads INTEGER,
     status TEXT,            -- done | killed | failed
     result_status TEXT, termination TEXT, sense TEXT,
     objective REAL, bound REAL, time REAL, wall REAL, read_time REAL, setup_time REAL,
     trace TEXT,             -- JSON list of [time, objective, bound]
     stats TEXT,             -- JSON object: the method's own counters (Result.stats)
+    extras TEXT,            -- JSON object: the problem kind's report values (e.g. a jigsaw's pieces in place)
     error TEXT, host TEXT, finished_at REAL
 );
 """
@@ -57,7 +59,8 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
-        for column, kind in (("setup_time", "REAL"), ("stats", "TEXT")):  # folders written before they existed
+        added = (("setup_time", "REAL"), ("stats", "TEXT"), ("options_used", "TEXT"), ("extras", "TEXT"))
+        for column, kind in added:  # folders written before they existed
             if column not in columns:
                 with self.db:
                     self.db.execute(f"ALTER TABLE jobs ADD COLUMN {column} {kind}")
@@ -100,6 +103,7 @@ class Store:
             "method": job.method.name,
             "label": job.method.label,
             "options": job.method.options_json,
+            "options_used": json.dumps(r.get("options") or {}, sort_keys=True),
             "budget": job.budget,
             "seed": job.seed,
             "threads": job.threads,
@@ -112,9 +116,10 @@ class Store:
             "time": r.get("time"),
             "wall": outcome.get("wall"),
             "read_time": outcome.get("read_time"),
-            "setup_time": outcome.get("setup_time"),
+            "setup_time": r.get("setup_time", outcome.get("setup_time")),  # set up before a kill: from the ready event
             "trace": json.dumps(trace),
             "stats": json.dumps(r.get("stats") or {}),
+            "extras": json.dumps(r.get("extras") or {}),
             "error": outcome.get("error"),
             "host": outcome.get("host"),
             "finished_at": outcome.get("finished_at"),

@@ -13,9 +13,9 @@
 
     [[instances]]
     name = "er100"
-    generator = "erdos_renyi"            # a generator of cosolve.generators
+    generator = "erdos_renyi"            # a registered generator (cosolve.problems.registry.generators)
     params = { n = 100, p = 0.05 }
-    problem = "mis"
+    problem = "mis"                      # needed for generators that make several kinds
     seeds = [1, 2, 3]                    # one instance per generator seed
 
     [[methods]]
@@ -38,20 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cosolve.errors import InputError
+from cosolve.errors import CosolveError, InputError
+from cosolve.io.detect import instance_files, instance_name
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-GENERATORS = {
-    "random_setcover": ("cosolve.generators.setcover", "random_setcover", "setcover"),
-    "erdos_renyi": ("cosolve.generators.graphs", "erdos_renyi", None),
-    "barabasi_albert": ("cosolve.generators.graphs", "barabasi_albert", None),
-    "random_tsp": ("cosolve.generators.tsp", "random_tsp", "tsp"),
-    "graph_distribution": ("cosolve.generators.distributions", "sample_graph", None),
-}
 
 
 @dataclass(frozen=True)
@@ -196,8 +189,9 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
     for spec in suite.instance_sets:
         at = f"{suite.path}: [[instances]] {spec['name']!r}"
         problem = spec.get("problem")
-        if problem is None and spec.get("generator") in GENERATORS:
-            problem = GENERATORS[spec["generator"]][2]  # the kind the generator makes, where it is fixed
+        if problem is None and "generator" in spec:
+            kinds = _generator(spec["generator"], at).kinds
+            problem = kinds[0] if len(kinds) == 1 else None  # the kind the generator makes, where it is fixed
         refs = read_references((base / spec["reference"]).resolve()) if spec.get("reference") else {}
         if "generator" in spec:
             files = _generate(spec, problem, workdir / "instances" / spec["name"], at)
@@ -206,54 +200,38 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
         else:
             raise InputError("needs 'paths' or 'generator'", where=at)
         for file in files:
-            name = _stem(file)
+            name = instance_name(file)
             ref = refs.get(f"{name}:{problem}", refs.get(name))
             out.append(Instance(spec["name"], name, str(file), problem, ref))
     return out
-
-
-def _stem(path: Path) -> str:
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    return name.rsplit(".", 1)[0] if "." in name else name
-
-
-def _is_instance_file(path: Path) -> bool:
-    """Folder members that are data, not metadata: no hidden files, READMEs, CSVs or optimal tours."""
-    name = path.name
-    return not name.startswith((".", "README")) and not name.endswith((".csv", ".md", ".tour", ".orlib"))
 
 
 def _match(base: Path, patterns: list[str], at: str) -> list[Path]:
     files: list[Path] = []
     for pattern in patterns:
         full = base / pattern
-        if full.is_dir():
-            found = sorted(
-                p for p in full.iterdir() if p.is_file() and not p.name.startswith((".", "README")) and p.suffix != ".csv"
-            )
-        else:
-            found = sorted(Path(p) for p in glob.glob(str(full)))
+        found = instance_files(full) if full.is_dir() else sorted(Path(p) for p in glob.glob(str(full)))
         if not found:
             raise InputError(f"no instance file matches {pattern!r}", where=at)
         files.extend(p.resolve() for p in found)
     return files
 
 
+def _generator(name: str, at: str):  # -> cosolve.problems.registry.Generator
+    from cosolve.problems.registry import get_generator
+
+    try:
+        return get_generator(name)
+    except CosolveError as e:
+        raise InputError(str(e), where=at) from None
+
+
 def _generate(spec: dict[str, Any], problem: str | None, folder: Path, at: str) -> list[Path]:
-    import importlib
+    from cosolve.io.formats import ALL_FORMATS
+    from cosolve.problems.registry import get_kind
 
-    from cosolve.io.graphfiles import write_dimacs
-    from cosolve.io.orlib import write_orlib
-    from cosolve.io.tsplib import write_tsplib
-
-    name = spec["generator"]
-    if name not in GENERATORS:
-        raise InputError(f"unknown generator {name!r}; valid: {', '.join(GENERATORS)}", where=at)
-    module, func, kind = GENERATORS[name]
-    make = getattr(importlib.import_module(module), func)
+    generator = _generator(spec["generator"], at)
     params = dict(spec.get("params", {}))
-    if kind is None:
-        params["problem"] = problem or "mis"
     folder.mkdir(parents=True, exist_ok=True)
     files = []
     if "count" in spec:  # seeds first_seed .. first_seed + count - 1
@@ -262,13 +240,14 @@ def _generate(spec: dict[str, Any], problem: str | None, folder: Path, at: str) 
         seeds = spec.get("seeds", [0])
     for seed in seeds:
         try:
-            inst = make(**params, seed=seed)
+            inst = generator.make(problem=problem, **params, seed=seed)
         except TypeError as e:
-            raise InputError(f"bad params for {name}: {e}", where=at) from None
-        kind_now = inst.kind
-        ext = {"setcover": ".txt", "tsp": ".tsp"}.get(kind_now, ".col")
-        path = folder / f"{inst.name or f'{name}_s{seed}'}{ext}"
+            raise InputError(f"bad params for {generator.name}: {e}", where=at) from None
+        except CosolveError as e:
+            raise InputError(str(e), where=at) from None
+        fmt = ALL_FORMATS[get_kind(inst.kind).formats[0]]
+        path = folder / f"{inst.name or f'{generator.name}_s{seed}'}{fmt.suffix}"
         if not path.exists():
-            {"setcover": write_orlib, "tsp": write_tsplib}.get(kind_now, write_dimacs)(inst, path)
+            fmt.write(inst, path)
         files.append(path)
     return files

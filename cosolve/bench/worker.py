@@ -21,22 +21,29 @@ def main(argv: list[str]) -> int:
     from cosolve.core.solver import Solver
     from cosolve.errors import CosolveError
     from cosolve.io import read
+    from cosolve.problems.registry import report_extras
 
     job = json.loads(argv[0])
     try:
-        solver = Solver(job["method"], time_limit=job["budget"], seed=job["seed"], threads=job["threads"], **job["options"])
-        solver._check()
+        solver = Solver(
+            job["method"],
+            problem=job["problem"],
+            time_limit=job["budget"],
+            seed=job["seed"],
+            threads=job["threads"],
+            **job["options"],
+        )
+        solver.validate()
         start = time.perf_counter()
         problem = read(job["path"], problem=job["problem"])
         solver.check_supports(problem)
         read_time = time.perf_counter() - start
-        setup_time = solver.prepare(problem)
-        _emit("ready", read_time=read_time, setup_time=setup_time)
+        _emit("ready", read_time=read_time, setup_time=solver.prepare(problem))
         result = solver.solve(problem)
     except CosolveError as e:
         _emit("error", message=str(e))
         return 2
-    _emit("result", **result.to_dict(with_solution=False))
+    _emit("result", **result.to_dict(with_solution=False), extras=report_extras(problem, result.solution))
     return 0
 
 

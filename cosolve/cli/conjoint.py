@@ -79,7 +79,7 @@ def _none(value: str | None) -> str | None:
 
 def load(args: argparse.Namespace):
     """The data of ``args`` (read, subset) and its path."""
-    from cosolve.conjoint.data import read_conjoint, resolve_data
+    from cosolve.problems.conjoint.data import read_conjoint, resolve_data
 
     path = resolve_data(args.data)
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()] if args.attributes else None
@@ -115,8 +115,8 @@ def _optimize(args: argparse.Namespace) -> int:
         from cosolve.cli.conjoint_minimax import run_minimax
 
         return run_minimax(args, data, path, started)
-    from cosolve.conjoint.fit import fit_outcome_model
     from cosolve.methods.conjoint.average import average_case
+    from cosolve.problems.conjoint.fit import fit_outcome_model
 
     model = fit_outcome_model(data, link=args.link, interactions=not args.no_interactions)
     fit_seconds = time.perf_counter() - started

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cosolve.conjoint.data import ConjointData
 from cosolve.errors import UsageError
+from cosolve.problems.conjoint.data import ConjointData
 
 
 def _pair(text: str, what: str) -> tuple[str, str]:

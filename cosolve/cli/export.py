@@ -18,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("path", help="instance file")
     p.add_argument("output", help="model file to write")
-    p.add_argument("--problem", "-p", help="problem kind; needed for graph files: mis, maxcut, maxclique, mds")
+    p.add_argument("--problem", "-p", help="problem kind; needed where several kinds share a format (graph files)")
     p.add_argument("--format", "-f", help="input file format (default: detected)")
 
 

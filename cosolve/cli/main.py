@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from cosolve.cli import bench, conjoint, export, generate, info, methods, portfolio, report, solve, train
 from cosolve.errors import CosolveError
 
+#: one module per subcommand, named as it
 COMMANDS = {
-    "solve": solve, "methods": methods, "info": info, "export": export, "generate": generate, "train": train,
-    "bench": bench, "report": report, "portfolio": portfolio, "conjoint": conjoint,
-}  # fmt: skip
+    module.__name__.rpartition(".")[2]: module
+    for module in (solve, methods, info, export, generate, train, bench, report, portfolio, conjoint)
+}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -10,9 +10,11 @@ import time
 
 from cosolve.cli.common import fmt_gap, fmt_value
 from cosolve.core.options import parse_assignments
+from cosolve.core.registry import AUTO
 from cosolve.core.result import TracePoint, relative_gap
 from cosolve.core.solver import Solver
 from cosolve.errors import CosolveError, UsageError
+from cosolve.problems.registry import report_extras
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,16 +25,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "Logs one line per improvement, then a summary (or one JSON object with --json).",
     )
     p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, edge list, TSPLIB, jigsaw .npz)")
-    p.add_argument("--method", "-m", default="scip", help="method name (see: cosolve methods); default scip")
+    p.add_argument(
+        "--method", "-m", default=AUTO, help="method name (see: cosolve methods); default auto: the best measured for the problem"
+    )
     p.add_argument("--time", "-t", type=float, default=10.0, help="wall-clock budget in seconds (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--threads", type=int, default=1, help="threads the method may use (default 1)")
-    p.add_argument("--problem", "-p", help="problem kind; needed for graph files: mis, maxcut, maxclique, mds")
+    p.add_argument(
+        "--problem", "-p", help="problem kind (see: cosolve methods); needed where several kinds share a format (graphs)"
+    )
     p.add_argument("--format", "-f", help="file format (default: detected from name and content)")
     p.add_argument("--output", "-o", help="write the solution to this file (one line per item)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="method option (repeatable)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout, no log")
-    p.add_argument("--plot", metavar="FILE", help="write a picture of the solution (tsp: the tour; jigsaw: before/after)")
+    p.add_argument("--plot", metavar="FILE", help="write a picture of the solution (for kinds that have one: cosolve methods)")
 
 
 def check_output(path: str | None, source: str, label: str = "--output") -> None:
@@ -64,17 +70,22 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed must be non-negative, got {args.seed}")
     check_output(args.output, args.path)
     check_output(args.plot, args.path, "--plot")
-    solver = Solver(args.method, time_limit=args.time, seed=args.seed, threads=args.threads, **parse_assignments(args.set))
-    solver._check()  # unknown method or option: fail before reading a large file
+    options = parse_assignments(args.set)
+    solver = Solver(args.method, problem=args.problem, time_limit=args.time, seed=args.seed, threads=args.threads, **options)
+    solver.validate()  # unknown method or option: fail before reading a large file
+    if args.plot:
+        from cosolve.cli.plots import check_plot_format
+
+        check_plot_format(args.plot)
 
     start = time.perf_counter()
     problem = read(args.path, format=args.format, problem=args.problem)
     read_time = time.perf_counter() - start
-    solver.check_supports(problem)
+    solver.check_supports(problem)  # for auto: also the options of the method the kind picks
+    method = solver.method_name(problem.kind)
     if args.plot:
-        from cosolve.cli.plots import check_plot_format, check_plottable
+        from cosolve.cli.plots import check_plottable
 
-        check_plot_format(args.plot)
         check_plottable(problem)
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
@@ -82,13 +93,14 @@ def run(args: argparse.Namespace) -> int:
     setup_time = solver.prepare(problem)
     if not args.json:
         limits = f"time limit {args.time:g} s, {args.threads} thread(s), seed {args.seed}"
-        print(f"{args.method}: {limits}; set up in {setup_time:.2f} s")
+        chosen = f"{method} (auto: the default for {problem.kind})" if args.method == AUTO else method
+        print(f"{chosen}: {limits}; set up in {setup_time:.2f} s")
         print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
 
     def log(point: TracePoint) -> None:
         gap = fmt_gap(relative_gap(point.objective, point.bound))
         print(
-            f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {args.method}",
+            f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {method}",
             flush=True,
         )
 
@@ -103,19 +115,17 @@ def run(args: argparse.Namespace) -> int:
         from cosolve.cli.plots import plot_solution
 
         try:
-            title = f"{problem.name}: {args.method}, objective {fmt_value(result.objective)}"
+            title = f"{problem.name}: {method}, objective {fmt_value(result.objective)}"
             plot_solution(problem, result.solution, args.plot, title=title)
         except CosolveError as e:
             unwritten["plot"] = e
 
-    truth = getattr(problem, "truth", None)  # a jigsaw file may hold its true arrangement
-    in_place = problem.pieces_in_place(result.solution) if truth is not None and result.solution is not None else None
+    extras = report_extras(problem, result.solution)
     if args.json:
         out = result.to_dict(with_solution=False)
-        out.update(path=args.path, read_time=read_time, setup_time=setup_time)
+        out.update(path=args.path, read_time=read_time)
         out.update(output=None if "output" in unwritten else args.output, plot=None if "plot" in unwritten else args.plot)
-        if in_place is not None:
-            out["pieces_in_place"] = in_place
+        out.update(extras)
         print(json.dumps(out))
     else:
         print(f"status       {result.status.value}")
@@ -124,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"bound        {fmt_value(result.bound)}")
         print(f"gap          {fmt_gap(result.gap)}")
         print(f"time         {result.time:.2f} s")
-        if in_place is not None:
-            print(f"truth        {in_place} of {problem.n} pieces in place")
+        for key, value in extras.items():
+            print(f"{key:<12} {value}")
         if result.stats:
             print("stats        " + "  ".join(f"{k} {_stat(v)}" for k, v in result.stats.items()))
         if args.output:

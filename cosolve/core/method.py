@@ -2,35 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from cosolve.core.deadline import Deadline
+from cosolve.core.options import Option, resolve_options
 from cosolve.core.result import Status, Termination, Trace
+from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
 
+if TYPE_CHECKING:
+    from cosolve.core.threads import ThreadLimits
+    from cosolve.training.data import TrainingData
 
-@dataclass(frozen=True)
-class Option:
-    """A method option: its type (used to parse ``--set key=value``), default and help; optional
-    ``choices``, an inclusive ``minimum`` and an exclusive upper bound ``below``. An option whose
-    default is None (worked out from other settings) also takes ``auto`` for that default."""
-
-    type: type
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-    minimum: float | None = None
-    below: float | None = None
+__all__ = ["FitContext", "Method", "Option", "Outcome", "SolveContext"]
 
 
 @dataclass
 class SolveContext:
     """What a method gets for one solve: the shared deadline, the trace to report to,
-    the seed, the thread budget and its validated options."""
+    the seed, the thread budget and its solve options, every ``auto`` worked out
+    (:meth:`Method.resolve`)."""
 
     deadline: Deadline
     trace: Trace
@@ -43,13 +39,44 @@ class SolveContext:
         return np.random.default_rng(self.seed)
 
 
+@dataclass
+class FitContext:
+    """What a method gets for one training run.
+
+    ``time_limit``: seconds of wall clock (None: until ``max_iterations``, a training option);
+    ``out``: a folder for the best checkpoint and the resumable training state, written as
+    training goes (None: kept in memory); ``resume``: continue the run saved in ``out``;
+    ``on_progress``: called with each :class:`cosolve.training.progress.Progress`; ``command``:
+    the command line recorded in the model card; ``stop``: polled, True asks training to end;
+    ``limits``: the thread limits training runs in (see :meth:`threads_ready`).
+    """
+
+    time_limit: float | None
+    seed: int = 0
+    threads: int = 1
+    out: Path | None = None
+    resume: bool = False
+    on_progress: Callable[[Any], None] | None = None
+    command: str = ""
+    stop: Callable[[], bool] | None = None
+    limits: ThreadLimits | None = None
+
+    def threads_ready(self) -> None:
+        """Call once the libraries training uses (torch) are imported: limits their threads."""
+        if self.limits is not None:
+            self.limits.apply()
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a method says at its end, beyond its trace.
 
-    ``proven`` is ``Status.OPTIMAL``, ``INFEASIBLE`` or ``UNBOUNDED`` when the method proved it,
-    else ``None``. ``termination`` is why it stopped. ``stats`` holds the method's own counters
-    (JSON-able values), passed on as ``Result.stats``.
+    ``termination`` is why it stopped: a method that stops because its deadline asked it to
+    (``ctx.deadline.stop_requested``) says ``TIME_LIMIT``, and the Solver reports
+    ``interrupted`` instead when the deadline was interrupted (Ctrl-C, :meth:`Solver.interrupt`):
+    methods never look at which of the two it was. ``proven`` is ``Status.OPTIMAL``,
+    ``INFEASIBLE`` or ``UNBOUNDED`` when the method proved it, else ``None``. ``stats`` holds the
+    method's own counters (JSON-able values), passed on as ``Result.stats``.
     """
 
     termination: Termination
@@ -60,27 +87,56 @@ class Outcome:
 class Method:
     """A solving method for some problem kinds.
 
-    Subclasses set ``name``, ``problems`` (the kinds they accept), ``summary`` and ``options``,
-    and implement :meth:`solve`: report every incumbent with ``ctx.trace.offer`` and every
-    proven bound with ``ctx.trace.offer_bound``, stop when ``ctx.deadline.stop_requested``,
-    and return an :class:`Outcome`. Learned methods override :meth:`fit` too.
-    ``config`` holds the validated option values (also passed as ``ctx.options``).
+    Subclasses set ``name``, ``problems`` (the kinds they accept), ``summary`` and ``options``
+    (what a solve uses), and implement :meth:`solve`: report every incumbent with
+    ``ctx.trace.offer`` and every proven bound with ``ctx.trace.offer_bound``, stop when
+    ``ctx.deadline.stop_requested``, and return an :class:`Outcome`. Options whose default is
+    None (``auto``) are worked out per solve by :meth:`resolve`. Learned methods declare
+    ``fit_options`` (what training uses) and override :meth:`fit` and :meth:`save`.
+
+    ``config`` holds every option, validated once here; a solve receives the solve options
+    resolved (``ctx.options``), and they are what ``Result.options`` records.
     """
 
     name: ClassVar[str]
     problems: ClassVar[frozenset[str]]
     summary: ClassVar[str] = ""
     options: ClassVar[dict[str, Option]] = {}
+    #: options used by :meth:`fit` only
+    fit_options: ClassVar[dict[str, Option]] = {}
     #: whether :meth:`prepare` runs a warm-up solve (a method that honours its deadline)
     warm_up: ClassVar[bool] = False
 
-    def __init__(self, config: dict[str, Any] | None = None) -> None:
-        self.config = dict(config or {})
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.config = resolve_options(self.name, self.declared(), dict(options or {}))
 
-    def fit(self, instances: Iterable[Problem], *, seed: int = 0) -> Method:
-        """Train on ``instances`` (``seed`` for every random choice); untrained methods do
-        nothing. Returns self."""
+    @classmethod
+    def declared(cls) -> dict[str, Option]:
+        """Solve and fit options together (their names never clash)."""
+        clash = set(cls.options) & set(cls.fit_options)
+        if clash:
+            raise TypeError(f"method {cls.name}: options {sorted(clash)} are declared for both solve and fit")
+        return {**cls.options, **cls.fit_options}
+
+    @classmethod
+    def trainable(cls) -> bool:
+        """True for methods that learn something in :meth:`fit`."""
+        return cls.fit is not Method.fit
+
+    def fit(self, data: TrainingData, ctx: FitContext) -> Method:
+        """Train on ``data`` (see :mod:`cosolve.training.data`) under ``ctx``; untrained methods
+        do nothing. Returns self."""
         return self
+
+    def save(self, folder: str | Path) -> None:
+        """Write the learned model to ``folder`` (``model.pt`` and its model card ``README.md``)."""
+        raise UsageError(f"method {self.name} has no learned model to save")
+
+    def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
+        """The solve options for ``problem`` under a budget of ``time_limit`` seconds (``inf`` for
+        none), with every ``auto`` option worked out. Methods with auto options override this;
+        it may rely on :meth:`prepare` having run."""
+        return {key: self.config[key] for key in self.options}
 
     def prepare(self, problem: Problem) -> None:
         """One-time set-up for solving problems like ``problem``, done before the solve's clock

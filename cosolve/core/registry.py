@@ -3,8 +3,12 @@
 Built-in methods live in the modules of ``BUILTIN_MODULES``; each registers its classes with
 :func:`register` when imported. Other packages add methods through the entry-point group
 ``cosolve.methods`` (each entry point names a module to import), or without packaging through the
-environment variable ``COSOLVE_PLUGINS`` (comma-separated module names). Method modules import their
-heavy dependencies (torch, solvers) inside functions, so listing methods stays cheap.
+environment variable ``COSOLVE_PLUGINS`` (comma-separated module names, which may register problem
+kinds too: :mod:`cosolve.problems.registry`). Method modules import their heavy dependencies
+(torch, solvers) inside functions, so listing methods stays cheap.
+
+``auto`` is not a method: :class:`cosolve.core.solver.Solver` turns it into the default method of
+the problem kind (:attr:`cosolve.problems.registry.ProblemKind.default_method`).
 """
 
 from __future__ import annotations
@@ -29,8 +33,12 @@ BUILTIN_MODULES = (
     "cosolve.methods.psga.methods",
 )
 
+#: The method name that stands for each problem kind's default method.
+AUTO = "auto"
+
 _METHODS: dict[str, type[Method]] = {}
 _loaded = False
+_plugins_loaded = False
 
 
 def register(cls: type[Method]) -> type[Method]:
@@ -50,6 +58,15 @@ def _load() -> None:
         importlib.import_module(module)
     for ep in entry_points(group="cosolve.methods"):
         importlib.import_module(ep.value)
+    load_plugins()
+
+
+def load_plugins() -> None:
+    """Import the modules named in ``COSOLVE_PLUGINS`` (once)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
     for module in filter(None, (m.strip() for m in os.environ.get("COSOLVE_PLUGINS", "").split(","))):
         try:
             importlib.import_module(module)
@@ -67,5 +84,5 @@ def get_method(name: str) -> type[Method]:
     """The method class called ``name``; an unknown name lists the valid ones."""
     table = methods()
     if name not in table:
-        raise UsageError(f"unknown method {name!r}; valid methods: {', '.join(table)}")
+        raise UsageError(f"unknown method {name!r}; valid methods: {', '.join([AUTO, *table])}")
     return table[name]

@@ -165,8 +165,10 @@ class Result:
     ``objective`` is the problem's own evaluation of ``solution``; ``bound`` the best proven
     dual bound (``None`` if the method proves none); ``gap`` is :func:`relative_gap` of the two.
     ``time`` is the wall-clock seconds of the solve; ``trace`` the anytime history;
-    ``setup_time`` the seconds of one-time set-up before the clock started (loading a model);
-    ``stats`` the method's own counters (e.g. LNS iterations and how many improved).
+    ``setup_time`` the seconds of one-time set-up the method did for this problem kind before
+    the clock started (loading a model, compiling kernels: in :meth:`Solver.prepare` or at the
+    first solve); ``options`` the solve options as used, every ``auto`` worked out (one still
+    None was not needed by this solve); ``stats`` the method's own counters (e.g. LNS iterations).
     """
 
     status: Status
@@ -190,10 +192,6 @@ class Result:
     @property
     def gap(self) -> float | None:
         return relative_gap(self.objective, self.bound)
-
-    @property
-    def has_solution(self) -> bool:
-        return self.solution is not None
 
     def to_dict(self, *, with_solution: bool = True) -> dict[str, Any]:
         out = {

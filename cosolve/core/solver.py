@@ -1,4 +1,4 @@
-"""The Solver facade: one entry point over every method."""
+"""The Solver facade: one entry point over every method, for solving and for training."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from os import PathLike
+from pathlib import Path
 from typing import Any
 
 from cosolve.core.deadline import Deadline
-from cosolve.core.method import Method, Outcome, SolveContext
-from cosolve.core.options import resolve_options
-from cosolve.core.registry import get_method, methods
+from cosolve.core.method import FitContext, Method, Outcome, SolveContext
+from cosolve.core.registry import AUTO, get_method, methods
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
+from cosolve.core.threads import ThreadLimits
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
 
@@ -54,78 +55,150 @@ def load_instance(instance: Instance, *, problem: str | None = None, format: str
     return read(instance, format=format, problem=problem)
 
 
+def termination(outcome: Outcome, deadline: Deadline) -> Termination:
+    """Why a solve stopped: the method's own word, except that a solve whose deadline was
+    interrupted (Ctrl-C, :meth:`Solver.interrupt`) reports ``interrupted``."""
+    return Termination.INTERRUPTED if deadline.interrupted else outcome.termination
+
+
+def verdict(problem: Problem, solution: Any) -> tuple[float, bool, str | None]:
+    """The problem's evaluation of ``solution`` as the trace takes it."""
+    e = problem.evaluate(solution)
+    return e.objective, e.feasible, e.violation
+
+
+def _seconds(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value > 0):
+        raise UsageError(f"{name} must be a positive number of seconds, got {value!r}")
+
+
+def _whole(name: str, value: Any, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        what = "a non-negative integer" if least == 0 else "a positive integer"
+        raise UsageError(f"{name} must be {what}, got {value!r}")
+
+
 class Solver:
-    """Solve problems with a named method under a wall-clock budget.
+    """Solve problems, and train learned methods, with a named method under wall-clock budgets.
 
     >>> Solver("scip", time_limit=10, threads=1).solve("instances/setcover/scp41.txt")
+    >>> Solver("cam", problem="mis", train_time=600).fit("graphs/").save("my-model")
 
-    ``time_limit`` in seconds (``None`` for none); ``seed`` for every random choice;
-    ``threads`` the most threads the method may use; ``options`` are method options
-    (``cosolve methods`` lists them). Learned state (after :meth:`fit`) is ``method_``.
+    ``method``: a name from ``cosolve methods``, or ``auto`` (the default): each problem kind's
+    default method, the best its benchmarks measured (``cosolve methods`` lists them).
+    ``problem``: the problem kind, for files that need it (graph files) and for :meth:`fit`.
+    ``time_limit``: seconds per solve (``None`` for none); ``train_time``: seconds of training
+    in :meth:`fit` (``None``: until the method's own iteration limit). ``seed`` for every random
+    choice; ``threads`` the most threads the method may use, in solves and in training (BLAS,
+    OpenMP, numba and torch pools are limited to it and restored afterwards). ``options`` are
+    method options (``cosolve methods`` lists them). After :meth:`fit` or a solve the method
+    object is ``method_``.
     """
 
     def __init__(
         self,
-        method: str,
+        method: str = AUTO,
         *,
+        problem: str | None = None,
         time_limit: float | None = 10.0,
+        train_time: float | None = None,
         seed: int = 0,
         threads: int = 1,
         **options: Any,
     ) -> None:
         self.method = method
+        self.problem = problem
         self.time_limit = time_limit
+        self.train_time = train_time
         self.seed = seed
         self.threads = threads
         self.options = options
 
+    # ------------------------------------------------------------------ checks
+
+    def validate(self) -> Solver:
+        """Check every setting without solving: the limits, seed and threads, the problem kind,
+        the method and its options (for ``auto`` once the kind is known). Raises
+        :class:`UsageError` naming the first bad one; returns self."""
+        if self.time_limit is not None:
+            _seconds("time limit", self.time_limit)
+        if self.train_time is not None:
+            _seconds("train_time", self.train_time)
+        _whole("threads", self.threads, 1)
+        _whole("seed", self.seed, 0)
+        if self.problem is not None:
+            from cosolve.problems.registry import get_kind
+
+            get_kind(self.problem)
+        if self.method != AUTO or self.problem is not None:
+            cls = self._method_class(self.problem)
+            cls(self.options)  # validates the options
+            if self.problem is not None:
+                self._check_kind(cls, self.problem)
+        return self
+
+    def _method_class(self, kind: str | None) -> type[Method]:
+        if self.method != AUTO:
+            return get_method(self.method)
+        if kind is None:
+            raise UsageError("method auto needs the problem kind: pass problem=")
+        from cosolve.problems.registry import get_kind
+
+        return get_method(get_kind(kind).default_method)
+
+    @staticmethod
+    def _check_kind(cls: type[Method], kind: str) -> None:
+        if kind not in cls.problems:
+            able = [name for name, other in methods().items() if kind in other.problems]
+            raise UsageError(
+                f"method {cls.name} does not solve {kind} problems (it solves: {', '.join(sorted(cls.problems))}); "
+                f"methods for {kind}: {', '.join(able) or 'none'}"
+            )
+
+    def check_supports(self, problem: Problem) -> None:
+        """Raise :class:`UsageError` unless the method solves ``problem``'s kind and takes the
+        options given (for ``auto``: the kind's default method)."""
+        cls = self._method_class(problem.kind)
+        self._check_kind(cls, problem.kind)
+        cls(self.options)
+
+    def method_name(self, kind: str) -> str:
+        """The method that solves ``kind``: ``method``, or the kind's default for ``auto``."""
+        return self._method_class(kind).name
+
+    def _method(self, kind: str) -> Method:
+        """The method object for ``kind``, made once (it keeps what :meth:`prepare` loaded)."""
+        self.validate()
+        cls = self._method_class(kind)
+        self._check_kind(cls, kind)
+        kept = self.__dict__.setdefault("_methods", {})
+        if cls.name not in kept:
+            kept[cls.name] = cls(self.options)
+        self.method_ = kept[cls.name]
+        return self.method_
+
+    # ------------------------------------------------------------------ solving
+
+    def prepare(self, problem: Problem) -> float:
+        """Do the method's one-time set-up for problems like ``problem`` now (load its model,
+        compile its kernels) rather than in the first :meth:`solve`; returns the seconds it took
+        (about 0 once done). Every solve's ``Result.setup_time`` is the seconds of the set-up its
+        method did for that kind, whether it happened here or in the first solve."""
+        method = self._method(problem.kind)
+        with ThreadLimits(self.threads) as limits:
+            start = time.perf_counter()
+            method.prepare(problem)
+            limits.apply()
+            seconds = time.perf_counter() - start
+        self.__dict__.setdefault("_setup", {}).setdefault((method.name, problem.kind), seconds)  # the first one did the work
+        return seconds
+
     def interrupt(self) -> None:
-        """Stop the solve running in another thread; it returns its incumbent (termination
-        ``interrupted``). Does nothing when no solve is running."""
+        """Stop the solve (or fit) running in another thread; a solve returns its incumbent
+        (termination ``interrupted``), a fit its best model so far. Nothing happens when none runs."""
         deadline = getattr(self, "_deadline", None)
         if deadline is not None:
             deadline.interrupt()
-
-    def check_supports(self, problem: Problem) -> None:
-        """Raise :class:`UsageError` unless the method solves ``problem``'s kind."""
-        cls = get_method(self.method)
-        if problem.kind not in cls.problems:
-            able = [name for name, other in methods().items() if problem.kind in other.problems]
-            raise UsageError(
-                f"method {cls.name} does not solve {problem.kind} problems (it solves: {', '.join(sorted(cls.problems))}); "
-                f"methods for {problem.kind}: {', '.join(able) or 'none'}"
-            )
-
-    def _check(self) -> tuple[type[Method], dict[str, Any]]:
-        cls = get_method(self.method)
-        limit = math.inf if self.time_limit is None else self.time_limit
-        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
-            raise UsageError(f"time limit must be a positive number of seconds, got {self.time_limit!r}")
-        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
-            raise UsageError(f"threads must be a positive integer, got {self.threads!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise UsageError(f"seed must be a non-negative integer, got {self.seed!r}")
-        return cls, resolve_options(self.method, cls.options, self.options)
-
-    def _new_method(self) -> Method:
-        cls, config = self._check()
-        return cls(config)
-
-    def fit(self, instances: Iterable[Instance]) -> Solver:
-        """Train the method on ``instances`` (a no-op for untrained methods); returns self."""
-        method = self._new_method()
-        method.fit((load_instance(i) for i in instances), seed=self.seed)
-        self.method_ = method
-        return self
-
-    def prepare(self, problem: Problem) -> float:
-        """Do the method's one-time set-up for problems like ``problem`` now (e.g. load its
-        model) rather than in the first :meth:`solve`; returns the seconds it took."""
-        method = getattr(self, "method_", None) or self._new_method()
-        self.method_ = method
-        start = time.perf_counter()
-        method.prepare(problem)
-        return time.perf_counter() - start
 
     def solve(
         self,
@@ -138,35 +211,46 @@ class Solver:
         """Solve one instance (a :class:`Problem` or a path) and return its :class:`Result`.
 
         ``problem``/``format`` tell the reader what a file holds when it cannot tell alone
-        (a graph file needs ``problem``). ``on_improvement`` is called at each trace event.
+        (``problem`` defaults to the Solver's). ``on_improvement`` is called at each trace event.
         """
-        method = getattr(self, "method_", None) or self._new_method()
-        self.method_ = method  # kept: a later solve reuses what prepare() loaded
-        data = load_instance(instance, problem=problem, format=format)
-        self.check_supports(data)
-        start = time.perf_counter()
-        method.prepare(data)
-        setup_time = time.perf_counter() - start
-        deadline = Deadline(math.inf if self.time_limit is None else float(self.time_limit))
-        self._deadline = deadline
-        trace = Trace(data.sense, deadline.elapsed, lambda x: _verdict(data, x))
-        if on_improvement is not None:
-            trace.listeners.append(on_improvement)
-        ctx = SolveContext(deadline, trace, self.seed, self.threads, dict(method.config))
-        with _ctrl_c_interrupts(deadline):
-            try:
-                outcome = method.solve(data, ctx)
-            except KeyboardInterrupt:
-                deadline.interrupt()
-                outcome = Outcome(Termination.INTERRUPTED)
-            finally:
-                self._deadline = None
-        return self._result(data, method, ctx, outcome, setup_time)
+        self.validate()
+        data = load_instance(instance, problem=problem or self.problem, format=format)
+        method = self._method(data.kind)
+        self._refuse_training_options(method)
+        self.prepare(data)
+        limit = math.inf if self.time_limit is None else float(self.time_limit)
+        with ThreadLimits(self.threads):
+            options = method.resolve(data, limit)
+            deadline = Deadline(limit)
+            self._deadline = deadline
+            trace = Trace(data.sense, deadline.elapsed, lambda x: verdict(data, x))
+            if on_improvement is not None:
+                trace.listeners.append(on_improvement)
+            ctx = SolveContext(deadline, trace, self.seed, self.threads, options)
+            with _ctrl_c_interrupts(deadline):
+                try:
+                    outcome = method.solve(data, ctx)
+                except KeyboardInterrupt:
+                    deadline.interrupt()
+                    outcome = Outcome(Termination.INTERRUPTED)
+                finally:
+                    self._deadline = None
+        return self._result(data, method, ctx, outcome)
 
-    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, setup_time: float) -> Result:
+    def _refuse_training_options(self, method: Method) -> None:
+        """A training option given to a solve that trains nothing would be silently ignored."""
+        if getattr(self, "fitted_", False):
+            return
+        given = [f"{key}={method.config[key]!r}" for key, option in method.fit_options.items() if key in self.options]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: training option(s) of method {method.name}, used by fit only; "
+                "call fit first, or drop them to solve with the method as it is"
+            )
+
+    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome) -> Result:
         trace, deadline = ctx.trace, ctx.deadline
         elapsed = deadline.elapsed()
-        termination = Termination.INTERRUPTED if deadline.interrupted else outcome.termination
         bound = trace.bound
         if outcome.proven in (Status.INFEASIBLE, Status.UNBOUNDED):
             status, bound = outcome.proven, None  # bounds seen during the search mean nothing now
@@ -181,7 +265,7 @@ class Solver:
             status = Status.FEASIBLE
         return Result(
             status=status,
-            termination=termination,
+            termination=termination(outcome, deadline),
             objective=trace.objective,
             bound=bound,
             solution=trace.solution,
@@ -193,21 +277,81 @@ class Solver:
             time_limit=self.time_limit,
             seed=self.seed,
             threads=self.threads,
-            options=dict(method.config),
+            options=dict(ctx.options),
             trace=list(trace.points),
-            setup_time=setup_time,
+            setup_time=self.__dict__.get("_setup", {}).get((method.name, data.kind), 0.0),
             stats=dict(outcome.stats),
         )
 
+    # ------------------------------------------------------------------ training
 
-def _verdict(problem: Problem, solution: Any) -> tuple[float, bool, str | None]:
-    e = problem.evaluate(solution)
-    return e.objective, e.feasible, e.violation
+    def fit(
+        self,
+        instances: Any,
+        *,
+        out: str | PathLike | None = None,
+        resume: bool = False,
+        progress: bool | Callable[[Any], None] = True,
+        command: str = "",
+    ) -> Solver:
+        """Train the method on ``instances`` and return self (a no-op for untrained methods).
+
+        ``instances``: Problems, instance files, a folder of them (held-out share for
+        validation: the method's ``validation_share``), or a
+        :class:`~cosolve.generators.distributions.Distribution` to draw fresh instances from.
+        Training runs for ``train_time`` seconds (and at most the method's ``iterations``) and
+        keeps the best validated model. ``out``: a folder where the best checkpoint
+        (``model.pt``, ``README.md``) and the resumable training state are written as training
+        goes; ``resume=True`` continues the run saved there. ``progress``: True shows a
+        progress bar (a line per validation where stderr is not a terminal), False nothing, a
+        callable receives each :class:`~cosolve.training.progress.Progress`. Ctrl-C ends
+        training early and keeps the best model so far. ``command`` is recorded in the model card.
+        """
+        from cosolve.training.data import training_data
+        from cosolve.training.progress import ProgressDisplay
+
+        self.validate()
+        data = training_data(instances, problem=self.problem)
+        method = self._method(data.kind)
+        deadline = Deadline(math.inf if self.train_time is None else float(self.train_time))
+        display = ProgressDisplay(self.train_time) if progress is True else (progress or None)
+        with ThreadLimits(self.threads) as limits, _ctrl_c_interrupts(deadline):
+            self._deadline = deadline
+            ctx = FitContext(
+                time_limit=self.train_time,
+                seed=self.seed,
+                threads=self.threads,
+                out=None if out is None else Path(out),
+                resume=resume,
+                on_progress=display,
+                command=command,
+                stop=lambda: deadline.interrupted,
+                limits=limits,
+            )
+            try:
+                if isinstance(display, ProgressDisplay):
+                    with display:
+                        method.fit(data, ctx)
+                else:
+                    method.fit(data, ctx)
+            finally:
+                self._deadline = None
+        self.fitted_ = True
+        return self
+
+    def save(self, folder: str | PathLike) -> Solver:
+        """Write the trained (or loaded) model to ``folder``: ``model.pt`` and its model card
+        ``README.md``. Load it again with ``Solver(METHOD, checkpoint=folder)``."""
+        method = getattr(self, "method_", None)
+        if method is None:
+            raise UsageError("nothing to save yet: call fit (or solve, to load a model) first")
+        method.save(Path(folder))
+        return self
 
 
 def solve(
     instance: Instance,
-    method: str = "scip",
+    method: str = AUTO,
     *,
     time_limit: float | None = 10.0,
     seed: int = 0,
@@ -217,5 +361,5 @@ def solve(
     **options: Any,
 ) -> Result:
     """One-line form: ``cosolve.solve("scp41.txt", method="greedy", time_limit=5)``."""
-    solver = Solver(method, time_limit=time_limit, seed=seed, threads=threads, **options)
-    return solver.solve(instance, problem=problem, format=format)
+    solver = Solver(method, problem=problem, time_limit=time_limit, seed=seed, threads=threads, **options)
+    return solver.solve(instance, format=format)

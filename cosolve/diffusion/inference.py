@@ -7,7 +7,7 @@ learned rule.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,17 +19,30 @@ if TYPE_CHECKING:
     from cosolve.diffusion.policy import FlipPolicy, GraphTensors
 
 
-def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors) -> FlipRule:
-    """The flip rule ``p = sigmoid(f_theta(G, x_t, t))`` of a trained policy (no gradient)."""
+def graph_logits(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, x: np.ndarray, t: float):  # -> torch.Tensor
+    """Flip logits (N, K) of ``policy`` at states ``x`` (K, N) and time ``t``: its inputs are the
+    states and their flip gains, node-major."""
+    import torch
+
+    gain = batch.energy.flip_gain(x)
+    return policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors)
+
+
+def logit_rule(logits: Callable[[np.ndarray, float], Any]) -> FlipRule:
+    """The flip rule ``p = sigmoid(logits(x, t))`` of a policy network, evaluated without
+    gradient; ``logits`` gives a tensor (N, K) for states (K, N)."""
     import torch
 
     def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
-        gain = batch.energy.flip_gain(x)
         with torch.no_grad():
-            logits = policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors)
-        return torch.sigmoid(logits).numpy().T.astype(np.float64)
+            return torch.sigmoid(logits(x, t)).numpy().T.astype(np.float64)
 
     return rule
+
+
+def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors) -> FlipRule:
+    """The flip rule ``p = sigmoid(f_theta(G, x_t, t))`` of a trained graph policy."""
+    return logit_rule(lambda x, t: graph_logits(policy, batch, tensors, x, t))
 
 
 def decode_best(batch: GraphBatch, marginals: np.ndarray) -> list[tuple[np.ndarray, float]]:

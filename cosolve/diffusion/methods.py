@@ -6,7 +6,8 @@ step and decoding costs (:mod:`cosolve.diffusion.pacing`) decide whether one mor
 round cut that way is decoded from the state it reached, so a solution comes back by the deadline.
 
 - ``cam``: flips by a policy trained with Combinatorial Adjoint Matching; the checkpoint is the
-  one shipped for the problem (``solvers/``) unless ``checkpoint`` names another.
+  one shipped for the problem (``solvers/``) unless ``checkpoint`` names another, or the model
+  ``fit`` trained (on the user's graphs or a distribution: :mod:`cosolve.training.adjoint`).
 - ``rlsa``: the same sampler with the policy replaced by RLSA's regularised energy-gradient rule
   (:func:`cosolve.diffusion.sampler.rlsa_rule`) and its temperature annealed over each round;
   each chain keeps its lowest-energy state, which is decoded. No learning: what ``cam`` adds over
@@ -20,15 +21,27 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
+from cosolve.diffusion.config import CAMConfig
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
+from cosolve.problems.graphs import GRAPH_PROBLEMS
+from cosolve.training.config import adjoint_options
+from cosolve.training.learned import AdjointMethod
 
 if TYPE_CHECKING:
     from cosolve.diffusion.batch import GraphBatch
     from cosolve.diffusion.pacing import Pacer
     from cosolve.diffusion.sampler import FlipRule
 
-GRAPH_KINDS = frozenset({"mis", "maxcut", "maxclique", "mds"})
+GRAPH_KINDS = frozenset(GRAPH_PROBLEMS)
+
+#: The shipped checkpoint folder (under ``solvers/``) of each problem.
+DEFAULT_CHECKPOINTS = {
+    "mis": "cam-mis-rb-small",
+    "maxcut": "cam-maxcut-ba-small",
+    "maxclique": "cam-maxclique-rb-small",
+    "mds": "cam-mds-ba-small",
+}
 
 
 def _run_rounds(
@@ -49,7 +62,7 @@ def _run_rounds(
     batch = GraphBatch([problem], penalty=penalty)
     rng = ctx.rng
     rule = make_rule(batch, rng)
-    rounds = ctx.options.get("rounds", 0)
+    rounds = ctx.options["rounds"]
     pacer = Pacer(ctx.deadline.remaining)
     if ctx.deadline.remaining() < float("inf"):
         _calibrate(pacer, rule, batch)
@@ -65,7 +78,7 @@ def _run_rounds(
             stats["rounds"] += 1
             stats["steps"] += out.steps
         if out.steps < steps or ctx.deadline.stop_requested:
-            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, stats=stats)
+            return Outcome(Termination.TIME_LIMIT, stats=stats)
         if rounds and stats["rounds"] >= rounds:
             return Outcome(Termination.COMPLETED, stats=stats)
 
@@ -101,83 +114,103 @@ class RLSA(Method):
     options: ClassVar[dict[str, Option]] = {
         "chains": Option(int, 32, "K, parallel chains per round", minimum=1),
         "steps": Option(int, 100, "T, annealing steps per round", minimum=1),
-        "tau": Option(float, 0.0, "initial temperature; 0 = 5 for maxcut, 0.01 otherwise", minimum=0),
+        "tau": Option(float, None, "initial temperature; auto: 5 for maxcut, 0.01 otherwise", minimum=0),
         "d": Option(
             int,
-            0,
-            "regulariser: the k-th largest improvement, k uniform in 2..d, is subtracted; 0 = 20 for maxcut, 5 otherwise",
-            minimum=0,
+            None,
+            "regulariser: the k-th largest improvement, k uniform in 2..d, is subtracted; auto: 20 for maxcut, 5 otherwise",
+            minimum=2,
         ),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
     }
+
+    def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
+        options = super().resolve(problem, time_limit)
+        cut = problem.kind == "maxcut"
+        if options["tau"] is None:
+            options["tau"] = 5.0 if cut else 0.01
+        if options["d"] is None:
+            options["d"] = 20 if cut else 5
+        return options
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.diffusion.sampler import rlsa_rule
 
         o = ctx.options
-        tau = o["tau"] or (5.0 if problem.kind == "maxcut" else 0.01)
-        d = o["d"] or (20 if problem.kind == "maxcut" else 5)
         steps = o["steps"]
         return _run_rounds(
             problem,
             ctx,
-            lambda batch, rng: rlsa_rule(batch.energy.grad, steps, tau=tau, d=d, rng=rng),
+            lambda batch, rng: rlsa_rule(batch.energy.grad, steps, tau=o["tau"], d=o["d"], rng=rng),
             o["chains"],
             steps,
             keep_best=True,
         )
 
 
+_D = CAMConfig()
+
+
 @register
-class CAM(Method):
+class CAM(AdjointMethod):
     """Discrete-diffusion sampler with a flip policy trained by Combinatorial Adjoint Matching."""
 
     name: ClassVar[str] = "cam"
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (torch)"
     warm_up: ClassVar[bool] = True
+    task: ClassVar[str] = "cosolve.diffusion.cam:CAMTask"
+    config_type: ClassVar[type] = CAMConfig
     options: ClassVar[dict[str, Option]] = {
-        "checkpoint": Option(str, "", "checkpoint file or folder; default: the one shipped for the problem (see solvers/)"),
-        "problem": Option(
-            str, "", "problem the checkpoint must be for (default: the instance's)", choices=("", *sorted(GRAPH_KINDS))
+        "checkpoint": Option(
+            str, "", "checkpoint file or folder; default: the model fit trained, else the one shipped for the problem (solvers/)"
         ),
         "chains": Option(int, 16, "K, parallel chains per round", minimum=1),
-        "steps": Option(int, 0, "T, steps per round; 0 = the checkpoint's training steps", minimum=0),
+        "steps": Option(int, None, "T, steps per round; auto: the steps the model was trained with", minimum=1),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
     }
+    fit_options: ClassVar[dict[str, Option]] = {
+        **adjoint_options(_D, network="GNN", instance="graph"),
+        "graphs": Option(int, _D.graphs, "graphs per training batch (per process)", minimum=1),
+        "penalty": Option(float, _D.penalty, "constraint penalty of the energy; auto: the problem's default", minimum=0),
+        "validation_graphs": Option(
+            int, _D.validation_graphs, "held-out graphs: from a distribution, or at most from files", minimum=1
+        ),
+        "validation_chains": Option(int, _D.validation_chains, "chains per held-out graph", minimum=1),
+    }
+
+    def data_fields(self, data: Any) -> dict[str, Any]:
+        return {"problem": data.kind, "distribution": data.name}
 
     def prepare(self, problem: Problem) -> None:
-        from cosolve.diffusion.checkpoints import resolve_checkpoint
-
-        kind = self.config.get("problem") or problem.kind
-        if kind != problem.kind:
-            raise UsageError(f"cam was set up for {kind} but the instance is a {problem.kind} problem")
-        path = resolve_checkpoint(self.config.get("checkpoint", ""), kind)
-        if getattr(self, "checkpoint_", None) != path:
-            self._load(path, problem.kind)
-        super().prepare(problem)  # a warm-up solve: numba decoders, torch kernels
-
-    def _load(self, path, kind: str) -> None:
-
         from cosolve.diffusion.cam import load_checkpoint
 
-        self.policy_, self.cam_config_, self.meta_ = load_checkpoint(path)
-        if self.cam_config_.problem != kind:
-            raise UsageError(f"{path}: a checkpoint for {self.cam_config_.problem}, not for {kind}")
-        self.checkpoint_ = path
+        kind = problem.kind
+        missing = (
+            f"no CAM checkpoint is shipped for {kind}; train one with `cosolve train cam --problem {kind} "
+            "--dist DIST --time SECONDS --out DIR` (or `--data FOLDER`) and pass --set checkpoint=DIR"
+        )
+        model = self.model_for(self.config["checkpoint"], DEFAULT_CHECKPOINTS.get(kind), missing, load_checkpoint)
+        if model.config.problem != kind:
+            where = "this fitted model" if model.source is None else str(model.source)
+            raise UsageError(f"{where}: a cam model for {model.config.problem}, not for {kind}")
+        super().prepare(problem)  # a warm-up solve: numba decoders, torch kernels
+
+    def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
+        options = super().resolve(problem, time_limit)
+        if options["steps"] is None:
+            options["steps"] = self.model_.config.steps
+        return options
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        import torch
-
         from cosolve.diffusion.inference import policy_rule
         from cosolve.diffusion.policy import GraphTensors
 
         self.prepare(problem)
-        torch.set_num_threads(ctx.threads)
-        steps = ctx.options.get("steps") or self.cam_config_.steps
+        model = self.model_
 
         def make_rule(batch, rng):  # called once per solve
-            return policy_rule(self.policy_, batch, GraphTensors.from_coupling(batch.coupling))
+            return policy_rule(model.policy, batch, GraphTensors.from_coupling(batch.coupling))
 
-        chains = ctx.options.get("chains", 16)
-        return _run_rounds(problem, ctx, make_rule, chains, steps, keep_best=False, penalty=self.cam_config_.penalty or None)
+        o = ctx.options
+        return _run_rounds(problem, ctx, make_rule, o["chains"], o["steps"], keep_best=False, penalty=model.config.penalty)

@@ -1,9 +1,9 @@
-"""Named random graph distributions for training and benchmarking the graph solvers.
+"""Named random instance distributions for training and benchmarking the learned solvers.
 
-Each distribution maps a seed to one graph problem, deterministically. Seeds are split so that
-training, validation and test graphs never coincide: ``cosolve generate`` and the benchmark
+Each distribution maps a seed to one instance, deterministically. Seeds are split so that
+training, validation and test instances never coincide: ``cosolve generate`` and the benchmark
 suites use seeds from 0 (test), training validation uses :data:`VALIDATION_SEED` + i and
-training graphs :data:`TRAINING_SEED` + i.
+training instances :data:`TRAINING_SEED` + i.
 
 ============ ===========================================================================
 rb-small     RB graphs, n in 20..24 cliques of k in 5..11 nodes, p ~ U(0.3, 1); 200-300 nodes
@@ -11,18 +11,26 @@ rb-large     RB graphs, n in 40..54, k in 20..24, p ~ U(0.3, 1); 800-1200 nodes
 er-700-800   Erdős–Rényi G(n, 0.15), n in 700..800
 ba-small     Barabási–Albert, m = 4, n in 200..300
 ba-large     Barabási–Albert, m = 4, n in 800..1200
+balas-ho     set cover, 50..200 rows, 5..10 columns per row, density 2..5%, costs unicost,
+             1..10 or 1..100 (GLNS's training distribution)
 ============ ===========================================================================
+
+Graph distributions make any of the graph problems (the ``problem`` argument); ``balas-ho``
+makes set covers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from cosolve.errors import InputError
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi, rb_graph
+from cosolve.problems.base import Problem
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
+from cosolve.problems.setcover import SetCover
 
 VALIDATION_SEED = 500_000
 TRAINING_SEED = 1_000_000
@@ -54,26 +62,78 @@ def _sized(
     return draw
 
 
-DISTRIBUTIONS: dict[str, Callable[[int, str], GraphProblem]] = {
-    "rb-small": _rb((20, 24), (5, 11), (200, 300)),
-    "rb-large": _rb((40, 54), (20, 24), (800, 1200)),
-    "er-700-800": _sized((700, 800), 0xE7, erdos_renyi, 0.15),
-    "ba-small": _sized((200, 300), 0xBA, barabasi_albert, 4),
-    "ba-large": _sized((800, 1200), 0xBA, barabasi_albert, 4),
+#: Cost ranges of the balas-ho distribution: unicost, 1..10, 1..100.
+COST_REGIMES = ((1, 1), (1, 10), (1, 100))
+
+
+def balas_ho(seed: int, problem: str = "setcover") -> SetCover:
+    """A random Balas–Ho style set cover drawn from ``seed`` (sizes, density and costs too)."""
+    from cosolve.generators.setcover import random_setcover
+
+    rng = np.random.default_rng([seed, 7])
+    rows = int(rng.integers(50, 201))
+    cols = rows * int(rng.integers(5, 11))
+    density = float(rng.uniform(0.02, 0.05))
+    low, high = COST_REGIMES[int(rng.integers(len(COST_REGIMES)))]
+    nnz = max(round(density * rows * cols), cols + 2 * rows)  # every column used, every row covered twice
+    return random_setcover(rows, cols, nnz=nnz, cost_range=(low, high), seed=seed, name=f"balas-ho-{seed}")
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A named instance distribution: ``draw(seed, problem)`` makes one instance of a kind in
+    ``kinds``, the same for the same seed.
+
+    ``Solver.fit(get_distribution("rb-small"))`` trains on fresh instances of it (the Solver's
+    ``problem`` says which kind, for the graph distributions).
+    """
+
+    name: str
+    draw: Callable[[int, str], Problem]
+    kinds: tuple[str, ...]
+    problem: str | None = None
+
+    def bound(self, problem: str | None) -> Distribution:
+        """This distribution making ``problem`` (its only kind when None and there is one)."""
+        problem = problem or self.problem or (self.kinds[0] if len(self.kinds) == 1 else None)
+        if problem is None:
+            raise InputError(f"distribution {self.name} makes {', '.join(self.kinds)}; say which with problem")
+        if problem not in self.kinds:
+            raise InputError(f"distribution {self.name} makes {', '.join(self.kinds)} instances, not {problem}")
+        return Distribution(self.name, self.draw, self.kinds, problem)
+
+    def sample(self, seed: int, problem: str | None = None) -> Problem:
+        """The instance for ``seed``, named ``NAME-SEED``."""
+        bound = self.bound(problem)
+        instance = bound.draw(int(seed), bound.problem)
+        instance.name = f"{self.name}-{int(seed)}"
+        return instance
+
+
+_GRAPHS = tuple(GRAPH_PROBLEMS)
+DISTRIBUTIONS: dict[str, Distribution] = {
+    d.name: d
+    for d in (
+        Distribution("rb-small", _rb((20, 24), (5, 11), (200, 300)), _GRAPHS),
+        Distribution("rb-large", _rb((40, 54), (20, 24), (800, 1200)), _GRAPHS),
+        Distribution("er-700-800", _sized((700, 800), 0xE7, erdos_renyi, 0.15), _GRAPHS),
+        Distribution("ba-small", _sized((200, 300), 0xBA, barabasi_albert, 4), _GRAPHS),
+        Distribution("ba-large", _sized((800, 1200), 0xBA, barabasi_albert, 4), _GRAPHS),
+        Distribution("balas-ho", balas_ho, ("setcover",)),
+    )
 }
 
 
-def check_distribution(name: str) -> str:
+def get_distribution(name: str, problem: str | None = None) -> Distribution:
+    """The distribution called ``name`` (making ``problem``, if given); an unknown name lists the valid ones."""
     if name not in DISTRIBUTIONS:
-        raise InputError(f"unknown graph distribution {name!r}; valid: {', '.join(DISTRIBUTIONS)}")
-    return name
+        raise InputError(f"unknown distribution {name!r}; valid: {', '.join(DISTRIBUTIONS)}")
+    found = DISTRIBUTIONS[name]
+    return found if problem is None else found.bound(problem)
 
 
 def sample_graph(distribution: str, seed: int, problem: str = "mis") -> GraphProblem:
     """The graph of ``distribution`` for ``seed``, as the graph problem ``problem``."""
-    check_distribution(distribution)
     if problem not in GRAPH_PROBLEMS:
         raise InputError(f"unknown graph problem {problem!r}; valid: {', '.join(GRAPH_PROBLEMS)}")
-    graph = DISTRIBUTIONS[distribution](int(seed), problem)
-    graph.name = f"{distribution}-{int(seed)}"
-    return graph
+    return get_distribution(distribution, problem).sample(seed)

@@ -14,34 +14,9 @@ import zlib
 from pathlib import Path
 
 from cosolve.errors import InputError, UsageError
+from cosolve.io.formats import ALL_FORMATS, EXTENSIONS, FORMATS, Format
 from cosolve.problems.base import Problem
 
-FORMATS: dict[str, str] = {
-    "orlib": "set cover, row-wise OR-Library text: m n, n costs, per row k and k column indices",
-    "rail": "set cover, column-wise text: m n, per column cost, k and k row indices",
-    "mps": "MIP in fixed or free MPS, optionally gzipped (read by HiGHS); set cover when it is one",
-    "lp": "MIP in CPLEX LP format (read by HiGHS); set cover when it is one",
-    "dimacs": "graph, DIMACS: 'p edge N M' and 'e u v [w]' lines (needs --problem)",
-    "edgelist": "graph, 'u v [w]' per line, '#'/'%' comments (needs --problem)",
-    "tsplib": "TSP, TSPLIB with EDGE_WEIGHT_TYPE EUC_2D",
-    "jigsaw": "jigsaw puzzle, NumPy .npz with arrays pieces (p, s, s[, c]), grid (rows, cols) and optionally truth",
-}
-
-GRAPH_KINDS = ("mis", "maxcut", "maxclique", "mds")
-SETCOVER_FORMATS = ("orlib", "rail")
-GRAPH_FORMATS = ("dimacs", "edgelist")
-
-_EXTENSIONS = {
-    ".mps": "mps",
-    ".lp": "lp",
-    ".tsp": "tsplib",
-    ".npz": "jigsaw",
-    ".col": "dimacs",
-    ".clq": "dimacs",
-    ".dimacs": "dimacs",
-    ".edges": "edgelist",
-    ".edgelist": "edgelist",
-}
 _SNIFF_BYTES = 1 << 16
 _TSPLIB_HEADER = re.compile(r"^[A-Z][A-Z_0-9]*\s*:")
 _TSPLIB_SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "TOUR_SECTION", "DISPLAY_DATA_SECTION")
@@ -98,21 +73,36 @@ def instance_name(path: str | os.PathLike) -> str:
     return stem if dot and stem else name
 
 
+#: File names in an instance folder that are not instances (metadata kept beside them).
+_NOT_INSTANCES = (".csv", ".md", ".tour", ".json", ".toml", ".sqlite")
+
+
+def instance_files(folder: str | os.PathLike) -> list[Path]:
+    """The instance files of ``folder``, sorted: every regular file but hidden ones, READMEs and
+    metadata (CSV, Markdown, JSON, TOML, SQLite, TSPLIB tours)."""
+    folder = Path(os.fspath(folder))
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and not p.name.startswith((".", "README")) and not p.name.lower().endswith(_NOT_INSTANCES)
+    )
+
+
 def format_from_extension(path: str | os.PathLike) -> str | None:
     """The format implied by the file name (``.mps``, ``.mps.gz``, ``.lp``, ``.tsp``, ...), or None."""
     name = Path(os.fspath(path)).name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    return _EXTENSIONS.get(Path(name).suffix)
+    return EXTENSIONS.get(Path(name).suffix)
 
 
 def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
     """Guess the format from the first 64 KiB of the file.
 
-    Returns a name from :data:`FORMATS`, or ``"setcover"`` for numeric text whose layout
-    (orlib or rail) is only known after reading it all. Numeric text is an edge list if it
-    has ``#``/``%`` comment lines, or if a graph ``problem`` is given and its lines are all
-    ``u v [w]``; else set cover.
+    Returns a name from :data:`~cosolve.io.formats.FORMATS`, or ``"numbers"`` for numeric text
+    whose layout (orlib or rail) is only known after reading it all. Numeric text is an edge
+    list if it has ``#``/``%`` comment lines, or if ``problem`` is a kind that edge lists hold
+    and its lines are all ``u v [w]``; else orlib or rail.
     """
     raw_head = read_bytes(path, limit=_SNIFF_BYTES)
     if raw_head.startswith(b"PK\x03\x04"):  # a zip archive: the only one cosolve reads is a jigsaw .npz
@@ -138,9 +128,9 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
             comments = True
             continue
         if _NUMBER.match(token):
-            if comments or (problem in GRAPH_KINDS and _pairs(lines[at : at + 200])):
+            if comments or (problem in holders("edgelist") and _pairs(lines[at : at + 200])):
                 return "edgelist"
-            return "setcover"
+            return "numbers"
         break
     raise InputError(
         f"cannot tell the format of this file; pass --format ({', '.join(FORMATS)})",
@@ -153,71 +143,51 @@ def _pairs(lines: list[str]) -> bool:
     return all(len(line.split()) in (2, 3) for line in lines if line.strip())
 
 
-def _check_problem_name(problem: str | None) -> None:
-    from cosolve.problems import PROBLEM_KINDS
+def holders(fmt: str) -> tuple[str, ...]:
+    """The problem kinds a file of format ``fmt`` may hold."""
+    from cosolve.problems.registry import kinds_in_format
 
-    if problem is not None and problem not in PROBLEM_KINDS:
-        raise UsageError(f"unknown problem {problem!r}; valid problems: {', '.join(PROBLEM_KINDS)}")
+    either = ALL_FORMATS[fmt].either
+    if either:
+        return tuple(dict.fromkeys(kind for name in either for kind in kinds_in_format(name)))
+    return kinds_in_format(fmt)
 
 
-def _mismatch(path: str | os.PathLike, holds: str, problem: str) -> InputError:
-    return InputError(f"the file holds a {holds} instance, not {problem}", where=str(path))
+def detect_format(path: str | os.PathLike, *, format: str | None = None, problem: str | None = None) -> Format:
+    """The format of ``path``: ``format`` when given (a name from
+    :data:`~cosolve.io.formats.FORMATS`), else from the file name, else from the content."""
+    if format is not None:
+        fmt = str(format).lower()
+        if fmt not in FORMATS:
+            raise UsageError(f"unknown format {format!r}; valid formats: {', '.join(FORMATS)}")
+        check_file(path)
+        return ALL_FORMATS[fmt]
+    p = check_file(path)
+    return ALL_FORMATS[format_from_extension(p) or sniff_format(p, problem)]
 
 
 def read(path: str | os.PathLike, *, format: str | None = None, problem: str | None = None) -> Problem:
     """Read an instance file into a :class:`~cosolve.problems.base.Problem`.
 
-    ``format``: one of :data:`FORMATS` (default: from the extension, else from the content).
-    ``problem``: the problem kind the caller wants; graph files need one of ``mis``,
-    ``maxcut``, ``maxclique``, ``mds``; for other files it must match what the file holds
-    (``mip`` keeps an MPS/LP set cover a general MIP). Raises :class:`InputError` for a
-    missing, unreadable or malformed file (naming ``path:line`` where there is one) and
-    :class:`UsageError` for an unknown format or problem name.
+    ``format``: a name from :data:`~cosolve.io.formats.FORMATS` (default: from the extension,
+    else from the content). ``problem``: the problem kind the caller wants; it must be one the
+    format holds, and is needed when several kinds share a format the reader cannot tell apart
+    (graph files: mis, maxcut, maxclique or mds); ``mip`` keeps an MPS/LP set cover a general
+    MIP. Raises :class:`InputError` for a missing, unreadable or malformed file (naming
+    ``path:line`` where there is one) and :class:`UsageError` for an unknown format or problem name.
     """
-    _check_problem_name(problem)
-    if format is not None:
-        fmt = str(format).lower()
-        if fmt not in FORMATS:
-            raise UsageError(f"unknown format {format!r}; valid formats: {', '.join(FORMATS)}")
-    else:
-        fmt = None
-    p = check_file(path)
-    if fmt is None:
-        fmt = format_from_extension(p) or sniff_format(p, problem)
+    if problem is not None:
+        from cosolve.problems.registry import get_kind
 
-    if fmt in GRAPH_FORMATS:
-        if problem not in GRAPH_KINDS:
-            what = "no problem was given" if problem is None else f"{problem} is not a graph problem"
-            raise InputError(f"a graph file ({fmt}) but {what}; pass --problem mis|maxcut|maxclique|mds", where=str(path))
-        from cosolve.io.graphfiles import read_dimacs, read_edgelist
+        get_kind(problem)  # an unknown name lists the valid ones
+    fmt = detect_format(path, format=format, problem=problem)
+    kinds = holders(fmt.name)
+    choose = f"; pass --problem {'|'.join(kinds)}" if not fmt.tells_kind and len(kinds) > 1 else ""
+    if problem is not None and problem not in kinds:
+        from cosolve.problems.registry import get_kind
 
-        reader = read_dimacs if fmt == "dimacs" else read_edgelist
-        return reader(path, problem=problem)
-
-    if fmt in ("mps", "lp"):
-        from cosolve.io.mps import read_mps
-
-        if problem not in (None, "mip", "setcover"):
-            raise _mismatch(path, "MIP", problem)
-        return read_mps(path, format=fmt, problem=problem)
-
-    if fmt == "tsplib":
-        if problem not in (None, "tsp"):
-            raise _mismatch(path, "tsp", problem)
-        from cosolve.io.tsplib import read_tsplib
-
-        return read_tsplib(path)
-
-    if fmt == "jigsaw":
-        if problem not in (None, "jigsaw"):
-            raise _mismatch(path, "jigsaw", problem)
-        from cosolve.io.jigsawfile import read_jigsaw
-
-        return read_jigsaw(path)
-
-    # orlib, rail, or numeric text of either layout
-    if problem not in (None, "setcover"):
-        raise _mismatch(path, "set cover", problem)
-    from cosolve.io.orlib import read_setcover
-
-    return read_setcover(path, layout=None if fmt == "setcover" else fmt)
+        held = " or ".join(dict.fromkeys(get_kind(k).title for k in kinds)) or "no known"
+        raise InputError(f"the file ({fmt.name}) holds {held} instances, not {problem}{choose}", where=str(path))
+    if problem is None and choose:
+        raise InputError(f"a {fmt.name} file may hold any of {', '.join(kinds)}{choose}", where=str(path))
+    return fmt.read(path, problem if problem is not None or fmt.tells_kind else kinds[0])

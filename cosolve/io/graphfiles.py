@@ -13,14 +13,14 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import GRAPH_KINDS, instance_name, read_text
+from cosolve.io.detect import instance_name, read_text
 from cosolve.io.solution import atomic_write
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 
 
 def _kind(problem: str | None, where: str) -> type[GraphProblem]:
-    if problem not in GRAPH_KINDS:
-        raise InputError("a graph file needs the problem; pass --problem mis|maxcut|maxclique|mds", where=where)
+    if problem not in GRAPH_PROBLEMS:
+        raise InputError(f"a graph file needs the problem; pass --problem {'|'.join(GRAPH_PROBLEMS)}", where=where)
     return GRAPH_PROBLEMS[problem]
 
 

@@ -63,7 +63,7 @@ def _integers(raw: np.ndarray, name: str, shape: str, where: str) -> np.ndarray:
     return raw.astype(np.int64)
 
 
-def read_jigsaw(path: str | os.PathLike) -> Jigsaw:
+def read_jigsaw(path: str | os.PathLike, *, problem: str | None = None) -> Jigsaw:
     """The :class:`~cosolve.problems.jigsaw.Jigsaw` in the ``.npz`` file at ``path`` (module
     docstring); :class:`InputError` naming the file for anything missing or malformed."""
     where = str(path)

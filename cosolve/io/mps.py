@@ -242,14 +242,7 @@ def setcover_structure(mip: MIP) -> str | None:
     return next((why for ok, why in checks if not ok), None)
 
 
-def as_setcover(mip: MIP) -> SetCover | None:
-    """The :class:`SetCover` that ``mip`` states, or None if it is not one."""
-    if setcover_structure(mip) is not None:
-        return None
-    return SetCover(mip.c, mip.matrix, name=mip.name)
-
-
-def read_mps(path: str | os.PathLike, *, format: str = "mps", problem: str | None = None) -> Problem:
+def read_mps(path: str | os.PathLike, *, problem: str | None = None, format: str = "mps") -> Problem:
     """Read an MPS (``format="mps"``, also gzipped) or LP (``format="lp"``) file.
 
     ``problem``: None -> a :class:`SetCover` if the model is one, else a :class:`MIP`;
@@ -267,3 +260,8 @@ def read_mps(path: str | os.PathLike, *, format: str = "mps", problem: str | Non
     if problem == "setcover":
         raise InputError(f"the model is not a set cover: {why}", where=where)
     return mip
+
+
+def read_lp(path: str | os.PathLike, *, problem: str | None = None) -> Problem:
+    """Read a CPLEX LP file (see :func:`read_mps`)."""
+    return read_mps(path, problem=problem, format="lp")

@@ -333,14 +333,19 @@ def read_setcover(path: str | os.PathLike, *, layout: str | None = None) -> SetC
     raise next((e for e in errors if getattr(e, "layout_fits", False)), errors[0])
 
 
-def read_orlib(path: str | os.PathLike) -> SetCover:
+def read_orlib(path: str | os.PathLike, *, problem: str | None = None) -> SetCover:
     """Read a row-wise OR-Library set cover file."""
     return read_setcover(path, layout="orlib")
 
 
-def read_rail(path: str | os.PathLike) -> SetCover:
+def read_rail(path: str | os.PathLike, *, problem: str | None = None) -> SetCover:
     """Read a column-wise (rail) set cover file."""
     return read_setcover(path, layout="rail")
+
+
+def read_either_layout(path: str | os.PathLike, *, problem: str | None = None) -> SetCover:
+    """Read a set cover text file whose layout (orlib or rail) is told apart by reading it."""
+    return read_setcover(path, layout=None)
 
 
 # -- writing ------------------------------------------------------------------------------

@@ -172,15 +172,13 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
 
 
 def write_mps(problem: Problem, path: str | os.PathLike) -> None:
-    """Write ``problem``'s exact model (``problem.scip_model()``; for TSP the compact MTZ model)
-    with SCIP to ``path``; the format follows the extension (``.mps``, ``.lp``, ``.cip``, ...).
+    """Write ``problem``'s exact model for files (``problem.export_model()``; for TSP the compact
+    MTZ model) with SCIP to ``path``; the format follows the extension (``.mps``, ``.lp``, ``.cip``, ...).
 
     Atomic, and silent: SCIP's "wrote problem to file" message is suppressed.
     """
-    from cosolve.problems import TSP
-
     try:
-        exact = problem.scip_model(compact=True) if isinstance(problem, TSP) else problem.scip_model()
+        exact = problem.export_model()
     except NotImplementedError as e:  # sorting, jigsaw: no MIP model
         raise UsageError(f"cannot export {problem.name or problem.kind}: {e}; nothing written") from None
     model = exact.model

@@ -42,7 +42,7 @@ def _dimension(value: str, at: str) -> int:
     return n
 
 
-def read_tsplib(path: str | os.PathLike) -> TSP:
+def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
     """Read a symmetric EUC_2D TSPLIB instance into a :class:`TSP` (coordinates (n, 2) float)."""
     where = str(path)
     lines = read_text(path).splitlines()

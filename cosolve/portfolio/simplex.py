@@ -3,10 +3,31 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def project_simplex_on(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Euclidean projection of ``y`` (n,) onto the simplex of the coordinates in ``mask`` (the
+    others are 0), by sorting (Held, Wolfe & Crowder 1974; Duchi et al. 2008)."""
+    idx = np.flatnonzero(mask)
+    u = np.sort(y[idx])[::-1]
+    total = 0.0
+    tau = 0.0
+    for j in range(u.size):
+        total += u[j]
+        t = (total - 1.0) / (j + 1)
+        if u[j] - t > 0.0:
+            tau = t
+    out = np.zeros_like(y)
+    for i in idx:
+        out[i] = max(y[i] - tau, 0.0)
+    return out
 
 
 def project_simplex(y: np.ndarray) -> np.ndarray:
-    """The point of the simplex {b >= 0, sum(b) = 1} nearest to ``y`` (n,) in Euclidean distance.
+    """The point of the simplex {b >= 0, sum(b) = 1} nearest to ``y`` (n,) in Euclidean distance
+    (:func:`project_simplex_on` over every coordinate).
 
     Sort-based, O(n log n) (Duchi, Shalev-Shwartz, Singer & Chandra, ICML 2008): with ``u`` the
     entries sorted in decreasing order, ``rho`` the last index where
@@ -19,9 +40,4 @@ def project_simplex(y: np.ndarray) -> np.ndarray:
         raise ValueError(f"project_simplex expects a non-empty vector, got shape {y.shape}")
     if not np.all(np.isfinite(y)):
         raise ValueError("project_simplex: the vector has non-finite entries")
-    u = np.sort(y)[::-1]
-    cumulative = np.cumsum(u) - 1.0
-    ks = np.arange(1, y.size + 1)
-    rho = np.nonzero(u > cumulative / ks)[0][-1]
-    theta = cumulative[rho] / (rho + 1)
-    return np.maximum(y - theta, 0.0)
+    return project_simplex_on(y, np.ones(y.size, dtype=np.bool_))

@@ -10,15 +10,13 @@ from cosolve.problems.graphs import (
     MinimumDominatingSet,
 )
 from cosolve.problems.mip import MIP
+from cosolve.problems.registry import ProblemKind, get_kind, problem_kinds
 from cosolve.problems.setcover import SetCover
 from cosolve.problems.tsp import TSP
-
-PROBLEM_KINDS = ("setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "jigsaw", "mip")
 
 __all__ = [
     "GRAPH_PROBLEMS",
     "MIP",
-    "PROBLEM_KINDS",
     "TSP",
     "Evaluation",
     "ExactModel",
@@ -28,5 +26,8 @@ __all__ = [
     "MaximumIndependentSet",
     "MinimumDominatingSet",
     "Problem",
+    "ProblemKind",
     "SetCover",
+    "get_kind",
+    "problem_kinds",
 ]

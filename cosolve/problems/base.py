@@ -36,8 +36,9 @@ class ExactModel:
     is solved in the calling thread.
     ``objective_is_exact`` is False when a feasible model solution may score worse than its
     decoded solution (an epigraph variable that need not be tight), so the two are not compared.
-    Callbacks inside a SCIP model may consult ``model.data["stop"]()`` (set by the ``scip``
-    baseline when ``model.data`` is a dict) to skip expensive work once the deadline has passed.
+    ``watch``: for a model whose callbacks should skip expensive work once the solve's deadline
+    has passed (the TSP's fractional subtour separation), takes that deadline's stop test; the
+    ``scip`` baseline calls it before solving.
     """
 
     model: Any
@@ -47,6 +48,7 @@ class ExactModel:
     notes: str = ""
     objective_is_exact: bool = True
     thread_safe: bool = True
+    watch: Callable[[Callable[[], bool]], None] | None = None
 
 
 class Problem(ABC):
@@ -68,12 +70,19 @@ class Problem(ABC):
     def sizes(self) -> dict[str, int]:
         """Named sizes for display, e.g. ``{"rows": 200, "columns": 1000, "nonzeros": 4009}``."""
 
-    @abstractmethod
     def scip_model(self) -> ExactModel:
-        """An exact MIP model as a ``pyscipopt.Model`` (imported lazily)."""
+        """An exact MIP model as a ``pyscipopt.Model`` (imported lazily); kinds whose registry
+        entry lists ``scip`` in ``exact`` have one."""
+        raise NotImplementedError(f"{self.kind} has no MIP model")
+
+    def export_model(self) -> ExactModel:
+        """The exact model that model files (``cosolve export``) hold: :meth:`scip_model`, unless
+        the family states a compact one for files."""
+        return self.scip_model()
 
     def cpsat_model(self) -> ExactModel:
-        """An exact CP-SAT model as an ``ortools.sat.python.cp_model.CpModel``."""
+        """An exact CP-SAT model as an ``ortools.sat.python.cp_model.CpModel``; kinds whose
+        registry entry lists ``cpsat`` in ``exact`` have one."""
         raise NotImplementedError(f"{self.kind} has no CP-SAT model")
 
     def solution_lines(self, solution: np.ndarray) -> list[str]:

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
 from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
+from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
 
 
 class GraphProblem(Problem):
@@ -267,3 +268,65 @@ def _max_pairwise_exclusive_cpsat(n: int, pairs: np.ndarray) -> ExactModel:
 GRAPH_PROBLEMS: dict[str, type[GraphProblem]] = {
     cls.kind: cls for cls in (MaximumIndependentSet, MaxCut, MaximumClique, MinimumDominatingSet)
 }
+
+
+_KINDS = {
+    "mis": (
+        "maximum independent set",
+        "rlsa",
+        "bench/results/cam.md: rlsa ahead of cam, greedy, scip and cpsat at 0.1, 1 and 10 s on rb-small, rb-large and er-700-800",
+    ),
+    "maxcut": (
+        "maximum cut",
+        "rlsa",
+        "bench/results/cam.md: on ba-small cam is 1% ahead of rlsa at 0.1 s and within 0.35% at 1 s and 10 s, but needs 4-6 s "
+        "of set-up per process (torch, its checkpoint) where rlsa needs under 1 s; scip and cpsat are 9-15% behind",
+    ),
+    "maxclique": (
+        "maximum clique",
+        "rlsa",
+        "bench/results/cam.md: rlsa at the best known clique on all 20 rb-small graphs at 1 s (cam 1.67% off, greedy 3.38%)",
+    ),
+    "mds": (
+        "minimum dominating set",
+        "scip",
+        "bench/results/cam.md: scip 0.49% from the best known on ba-small at 1 s (cam 3.29%, rlsa 4.86%, greedy 8.47%)",
+    ),
+}
+
+
+def _tiny_graph(kind: str) -> GraphProblem:
+    return GRAPH_PROBLEMS[kind](4, np.array([[0, 1], [1, 2], [2, 3]]), name="warm-up")
+
+
+for _kind, (_title, _method, _why) in _KINDS.items():
+    register_kind(
+        ProblemKind(
+            _kind,
+            _title,
+            formats=("dimacs", "edgelist"),
+            tiny=lambda kind=_kind: _tiny_graph(kind),
+            exact=frozenset({"scip", "cpsat"}),
+            default_method=_method,
+            default_why=_why,
+        )
+    )
+register_generator(
+    Generator("erdos_renyi", "cosolve.generators.graphs:erdos_renyi", tuple(GRAPH_PROBLEMS), "G(n, p): n, p, weighted")
+)
+register_generator(
+    Generator(
+        "barabasi_albert",
+        "cosolve.generators.graphs:barabasi_albert",
+        tuple(GRAPH_PROBLEMS),
+        "preferential attachment: n, m, weighted",
+    )
+)
+register_generator(
+    Generator(
+        "graph_distribution",
+        "cosolve.generators.distributions:sample_graph",
+        tuple(GRAPH_PROBLEMS),
+        "a named distribution of `cosolve generate` (rb-small, ba-small, ...): distribution",
+    )
+)

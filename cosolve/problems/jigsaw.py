@@ -20,7 +20,8 @@ import numpy as np
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.problems.base import Evaluation, Problem
+from cosolve.problems.registry import ProblemKind, register_kind
 from cosolve.problems.sorting import check_permutation
 
 
@@ -155,9 +156,6 @@ class Jigsaw(Problem):
             image[r * s : (r + 1) * s, q * s : (q + 1) * s] = self.pieces[i]
         return image
 
-    def scip_model(self) -> ExactModel:
-        raise NotImplementedError("jigsaw has no MIP model here (a quadratic assignment problem)")
-
 
 def cut(image: np.ndarray, k: int, *, seed: int = 0, name: str = "") -> Jigsaw:
     """Cut ``image`` (h, w[, c], uint8 or float in [0, 1]) into a k x k grid of square pieces (the
@@ -176,3 +174,39 @@ def cut(image: np.ndarray, k: int, *, seed: int = 0, name: str = "") -> Jigsaw:
     ordered = img.reshape(k, s, k, s, -1).transpose(0, 2, 1, 3, 4).reshape(k * k, s, s, -1)
     order = np.random.default_rng(seed).permutation(k * k)  # shuffled piece i is original piece order[i]
     return Jigsaw(ordered[order], (k, k), truth=order.astype(np.int64), name=name)
+
+
+def draw_reassembly(problem: Jigsaw, perm: np.ndarray, title: str = ""):  # -> matplotlib.figure.Figure
+    """A picture of the puzzle before (pieces in file order) and after the arrangement ``perm``."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5))
+    shown = [(np.arange(problem.n), "shuffled"), (np.asarray(perm), "reassembled")]
+    for ax, (order, label) in zip(axes, shown, strict=True):
+        image = np.clip(problem.reassemble(order), 0.0, 1.0)
+        ax.imshow(image[..., 0] if image.shape[-1] == 1 else image[..., :3], cmap="gray", vmin=0, vmax=1)
+        ax.set_title(f"{label}: discontinuity {problem.discontinuity(order):.3g}")
+        ax.axis("off")
+    fig.suptitle(title or problem.name)
+    return fig
+
+
+def truth_extras(problem: Jigsaw, perm: np.ndarray) -> dict[str, Any]:
+    """How many pieces ``perm`` puts in place, when the file holds the true arrangement."""
+    if problem.truth is None:
+        return {}
+    return {"pieces_in_place": problem.pieces_in_place(perm), "pieces": problem.n}
+
+
+register_kind(
+    ProblemKind(
+        "jigsaw",
+        "jigsaw reassembly",
+        formats=("jigsaw",),
+        tiny=lambda: cut(np.arange(64.0).reshape(8, 8) / 64.0, 2, seed=1, name="warm-up"),
+        default_method="gumbel-sinkhorn",
+        default_why="the one method for it (bench/results/sinkhorn.md)",
+        plot=draw_reassembly,
+        extras=truth_extras,
+    )
+)

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
 from cosolve.problems.base import Evaluation, ExactModel, Problem, build_range
+from cosolve.problems.registry import ProblemKind, register_kind
 
 FEAS_TOL = 1e-6
 INFINITY = 1e20  # SCIP's and HiGHS's infinity: no solution value may reach it
@@ -187,3 +188,15 @@ class MIP(Problem):
         else:
             model.minimize(objective)
         return ExactModel(model, x, lambda values: np.asarray(values, dtype=np.float64), objective_offset=self.offset)
+
+
+register_kind(
+    ProblemKind(
+        "mip",
+        "mixed-integer program",
+        formats=("mps", "lp"),
+        exact=frozenset({"scip", "cpsat"}),
+        default_method="scip",
+        default_why="the one general MIP solver here: cpsat takes all-integer models only",
+    )
+)

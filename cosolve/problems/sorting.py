@@ -14,7 +14,8 @@ import numpy as np
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.problems.base import Evaluation, Problem
+from cosolve.problems.registry import ProblemKind, register_kind
 
 
 def check_permutation(solution: np.ndarray, n: int, what: str) -> np.ndarray | str:
@@ -84,5 +85,13 @@ class Sorting(Problem):
             return Evaluation(np.inf, False, perm)
         return Evaluation(float(inversions(self.reorder(perm))), True)
 
-    def scip_model(self) -> ExactModel:
-        raise NotImplementedError("sorting has no MIP model: numpy.argsort solves it exactly")
+
+register_kind(
+    ProblemKind(
+        "sorting",
+        "sorting by a learned permutation",
+        tiny=lambda: Sorting(np.array([0.3, 0.1, 0.2]), name="warm-up"),
+        default_method="gumbel-sinkhorn",
+        default_why="the one method for it (bench/results/sinkhorn.md)",
+    )
+)

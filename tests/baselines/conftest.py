@@ -19,11 +19,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from cosolve.core.deadline import Deadline
-from cosolve.core.method import SolveContext
-from cosolve.core.result import Result, Sense, Status, Trace
+from cosolve.core.method import Method, SolveContext
+from cosolve.core.result import Result, Sense, Status, Termination, Trace
 from cosolve.problems import (
     MIP,
     TSP,
@@ -34,64 +33,10 @@ from cosolve.problems import (
     Problem,
     SetCover,
 )
+from tests.oracles import brute_force_binary, brute_force_mip, brute_force_tsp
 
 ROOT = Path(__file__).resolve().parents[2]
 INF = math.inf
-
-
-# ---------------------------------------------------------------- brute force
-
-
-def brute_force_binary(problem: Problem, n: int) -> float:
-    """Best objective over all 0/1 vectors of length n, by the problem's own evaluation."""
-    best = problem.sense.worst
-    for bits in itertools.product((0, 1), repeat=n):
-        e = problem.evaluate(np.array(bits, dtype=np.int8))
-        if e.feasible and problem.sense.better(e.objective, best):
-            best = e.objective
-    return best
-
-
-def brute_force_tsp(problem: TSP) -> float:
-    """Shortest tour over every permutation that starts at city 0."""
-    d = problem.distances
-    best = INF
-    for rest in itertools.permutations(range(1, problem.n)):
-        tour = (0, *rest)
-        best = min(best, sum(d[tour[k], tour[(k + 1) % problem.n]] for k in range(problem.n)))
-    return float(best)
-
-
-def brute_force_mip(problem: MIP) -> float | None:
-    """Enumerate the (bounded) integer variables; solve an LP over the continuous ones.
-
-    Returns the optimum, or ``None`` if infeasible. Continuous parts must be bounded."""
-    ints = np.flatnonzero(problem.integrality)
-    cont = np.flatnonzero(~problem.integrality)
-    a = problem.matrix.toarray()
-    sign = 1.0 if problem.sense is Sense.MINIMIZE else -1.0
-    ranges = [range(int(problem.lower[j]), int(problem.upper[j]) + 1) for j in ints]
-    best = None
-    for values in itertools.product(*ranges):
-        xi = np.array(values, dtype=float)
-        fixed = a[:, ints] @ xi
-        value = problem.c[ints] @ xi
-        if len(cont):
-            a_c, hi, lo = a[:, cont], problem.row_upper - fixed, problem.row_lower - fixed
-            up, down = np.isfinite(hi), np.isfinite(lo)
-            rows, rhs = np.vstack([a_c[up], -a_c[down]]), np.r_[hi[up], -lo[down]]
-            bounds = [tuple(None if np.isinf(b) else b for b in (problem.lower[j], problem.upper[j])) for j in cont]
-            lp = linprog(sign * problem.c[cont], A_ub=rows, b_ub=rhs, bounds=bounds, method="highs")
-            if lp.status == 2:  # infeasible
-                continue
-            assert lp.status == 0, lp.message
-            value += problem.c[cont] @ lp.x
-        elif np.any(fixed < problem.row_lower - 1e-9) or np.any(fixed > problem.row_upper + 1e-9):
-            continue
-        value += problem.offset
-        if best is None or problem.sense.better(value, best):
-            best = value
-    return best
 
 
 # ---------------------------------------------------------------- tiny instances
@@ -261,13 +206,20 @@ def assert_optimal(result: Result, optimum: float) -> None:
 # ---------------------------------------------------------------- method-level runs
 
 
-def context(problem: Problem, time_limit: float = INF, *, seed: int = 0, threads: int = 1, **options: object) -> SolveContext:
-    """What :meth:`Solver.solve` hands a method, built here so that tests hold the deadline."""
-    from cosolve.core.solver import _verdict
+def context(problem: Problem, time_limit: float = INF, *, method: Method, seed: int = 0, threads: int = 1) -> SolveContext:
+    """What :meth:`Solver.solve` hands ``method``, built here so that tests hold the deadline."""
+    from cosolve.core.solver import verdict
 
     deadline = Deadline(time_limit)
-    trace = Trace(problem.sense, deadline.elapsed, lambda x: _verdict(problem, x))
-    return SolveContext(deadline, trace, seed, threads, dict(options))
+    trace = Trace(problem.sense, deadline.elapsed, lambda x: verdict(problem, x))
+    return SolveContext(deadline, trace, seed, threads, method.resolve(problem, time_limit))
+
+
+def run(method: Method, problem: Problem, ctx: SolveContext) -> Termination:
+    """Solve with ``method`` under ``ctx``; the termination the Solver would report."""
+    from cosolve.core.solver import termination
+
+    return termination(method.solve(problem, ctx), ctx.deadline)
 
 
 # ---------------------------------------------------------------- Ctrl-C in a subprocess
@@ -341,6 +293,7 @@ def helpers() -> SimpleNamespace:
         hard_tsp=hard_tsp,
         infeasible_mip=infeasible_mip,
         random_graph=random_graph,
+        run=run,
         run_and_interrupt=run_and_interrupt,
         tiny_integer_mip=tiny_integer_mip,
         tiny_mixed_mip=tiny_mixed_mip,

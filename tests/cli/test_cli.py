@@ -136,10 +136,8 @@ def test_ctrl_c_on_the_command_line_prints_the_incumbent(tmp_path, method):
         if line.rstrip().endswith(method) and "s  " in line:
             break
     time.sleep(0.5)
-    sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
-    assert time.perf_counter() - sent < 5
+    out, err = proc.communicate(timeout=10)  # a 60 s solve: only the interrupt ends it within this
     assert proc.returncode == 0, err
     assert "termination  interrupted" in out and "status       feasible" in out
     assert "Traceback" not in err
@@ -169,7 +167,7 @@ def test_info_on_a_graph_needs_no_problem_and_names_the_format():
     proc = cosolve("info", ROOT / "instances" / "graphs" / "er50_p0.1_s1.col", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["format"] == "dimacs" and data["nodes"] == 50 and data["problem"].startswith("graph")
+    assert data["format"] == "dimacs" and data["nodes"] == 50 and data["problem"].startswith("any of mis, maxcut")
 
 
 def test_an_option_below_its_minimum_fails_before_reading():

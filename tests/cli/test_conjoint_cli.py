@@ -13,7 +13,7 @@ from cosolve.cli.main import main
 @pytest.fixture(scope="module")
 def small_csv(tmp_path_factory):
     """A small synthetic forced-choice data set written as a long-format CSV."""
-    from cosolve.conjoint.synthetic import random_truth, simulate
+    from cosolve.problems.conjoint.synthetic import random_truth, simulate
 
     truth = random_truth(3, [2, 3, 2], seed=4)
     data = simulate(truth, 300, 4, seed=5)

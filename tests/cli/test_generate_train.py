@@ -1,13 +1,28 @@
-"""``cosolve generate`` and ``cosolve train``: files, refusals, one-line errors."""
+"""``cosolve generate`` and ``cosolve train``: files, refusals, one-line errors, training on a
+folder of the user's own instance files (DIMACS graphs for cam, OR-Library set covers for glns)."""
 
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
+from cosolve.cli.main import main
+from cosolve.generators.graphs import erdos_renyi
+from cosolve.generators.setcover import random_setcover
 from cosolve.io import read
+from cosolve.io.graphfiles import write_dimacs
+from cosolve.io.orlib import write_orlib
+
+TINY_CAM = ["hidden=8", "layers=1", "validation_graphs=2", "graphs=2", "train_steps=4", "train_chains=2"]
 
 
 def cosolve(*args):
     return subprocess.run([sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def sets(*assignments):
+    return [a for item in assignments for a in ("--set", item)]
 
 
 def test_generate_writes_readable_graphs_and_refuses_to_overwrite(tmp_path):
@@ -23,54 +38,88 @@ def test_generate_writes_readable_graphs_and_refuses_to_overwrite(tmp_path):
     assert files[0].read_text() == before
 
 
-def test_generate_rejects_unknown_distributions():
-    proc = cosolve("generate", "rb-medium", "--out", "x")
-    assert proc.returncode == 2 and "valid: rb-small" in proc.stderr and "Traceback" not in proc.stderr
+def test_generate_writes_set_covers_in_the_or_library_format(tmp_path, capsys):
+    assert main(["generate", "balas-ho", "--count", "1", "--out", str(tmp_path)]) == 0
+    cover = read(tmp_path / "balas-ho-0.txt")
+    assert cover.kind == "setcover" and 50 <= cover.n_rows <= 200
 
 
-def test_train_errors_are_one_line(tmp_path):
-    cases = [
-        (("train", "rlsa", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", tmp_path), "trainable: cam"),
-        (("train", "cam", "--problem", "tsp", "--dist", "rb-small", "--time", "1", "--out", tmp_path), "unknown graph problem"),
-        (("train", "cam", "--problem", "mis", "--dist", "rb", "--time", "1", "--out", tmp_path), "unknown graph distribution"),
-        (
-            ("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", tmp_path, "--set", "width=3"),
-            "unknown hyperparameter",
-        ),
-        (
-            ("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", tmp_path, "--set", "hidden=x"),
-            "expected int",
-        ),
-        (("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "-1", "--out", tmp_path), "--time"),
-    ]
-    for args, message in cases:
-        proc = cosolve(*args)
-        assert proc.returncode == 2, (args, proc.stderr)
-        assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+def test_generate_rejects_unknown_distributions(capsys):
+    assert main(["generate", "rb-medium", "--out", "x"]) == 2
+    assert "valid: rb-small" in capsys.readouterr().err
 
 
-def test_train_writes_a_checkpoint_with_its_model_card_and_keeps_existing_ones(tmp_path):
-    out = tmp_path / "ckpt"
-    args = ("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "3", "--out", out, "--no-progress",
-            "--set", "hidden=8", "--set", "layers=1", "--set", "validation_graphs=2", "--set", "graphs=1")  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "rlsa", "--problem", "mis", "--dist", "rb-small"], "trainable: cam"),
+        (["train", "cam", "--problem", "tsp", "--dist", "rb-small"], "method cam does not solve tsp problems"),
+        (["train", "cam", "--problem", "mis", "--dist", "rb"], "unknown distribution 'rb'"),
+        (["train", "cam", "--problem", "mis"], "cam needs --data FOLDER or --dist NAME"),
+        (["train", "cam", "--problem", "mis", "--dist", "rb-small", *sets("width=3")], "unknown option 'width' for method cam"),
+        (["train", "cam", "--problem", "mis", "--dist", "rb-small", *sets("hidden=x")], "expected int"),
+        (["train", "cam", "--problem", "mis", "--data", "/no/such/folder"], "not a folder of instance files"),
+        (["train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "-1"], "--time"),
+    ],
+)
+def test_train_errors_are_one_line(tmp_path, capsys, args, message):
+    if "--time" not in args:
+        args = [*args, "--time", "1"]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_train_help_lists_the_training_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = capsys.readouterr().out
+    assert "cam (maxclique, maxcut, mds, mis):" in out and "--set train_steps=<int>" in out
+    assert "glns (setcover):" in out and "--set noise_min=<float>" in out
+
+
+def test_train_cam_on_a_folder_of_dimacs_files_then_solve_with_it(tmp_path):
+    data, out = tmp_path / "graphs", tmp_path / "model"
+    data.mkdir()
+    for seed in range(6):
+        write_dimacs(erdos_renyi(40, 0.1, problem="mis", seed=seed), data / f"er40-{seed}.col")
+    args = ("train", "cam", "--problem", "mis", "--data", data, "--time", "60", "--out", out, "--no-progress",
+            *sets(*TINY_CAM, "iterations=3"))  # fmt: skip
     proc = cosolve(*args)
     assert proc.returncode == 0, proc.stderr
+    assert "trained 3 iterations" in proc.stdout and f"wrote {out / 'model.pt'}" in proc.stdout
     card = (out / "README.md").read_text()
-    assert "mis on rb-small" in card and "cosolve train cam --problem mis" in card and "| hidden | 8 |" in card
+    assert "6 mis instances from" in card and "cosolve train cam --problem mis --data" in card and "| hidden | 8 |" in card
     before = (out / "model.pt").read_bytes()
     again = cosolve(*args)
     assert again.returncode == 2 and "already holds a checkpoint" in again.stderr
     assert (out / "model.pt").read_bytes() == before
-    solve = cosolve("generate", "rb-small", "--count", "1", "--out", tmp_path / "g")
-    assert solve.returncode == 0
-    result = cosolve("solve", tmp_path / "g" / "rb-small-0.col", "--problem", "mis", "--method", "cam", "--time", "1",
+    result = cosolve("solve", data / "er40-0.col", "--problem", "mis", "--method", "cam", "--time", "1",
                      "--set", f"checkpoint={out}", "--json")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert '"status": "feasible"' in result.stdout
 
 
-def test_train_does_not_replace_a_readme_in_its_out_folder(tmp_path):
+def test_train_glns_on_a_folder_of_or_library_files_and_resume(tmp_path, capsys):
+    data, out = tmp_path / "covers", tmp_path / "model"
+    data.mkdir()
+    for seed in range(4):
+        write_orlib(random_setcover(30, 150, density=0.08, seed=seed), data / f"cover{seed}.txt")
+    args = ["train", "glns", "--data", str(data), "--time", "60", "--out", str(out), "--no-progress",
+            *sets("iterations=2", "validation_instances=1", "instances=2", "validate_every=0")]  # fmt: skip
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    assert "trained 2 iterations" in first and (out / "training.pt").is_file()
+    assert main([*args, "--resume"]) == 0  # the saved run already reached its iteration limit
+    assert "trained 2 iterations" in capsys.readouterr().out
+    assert "4 setcover instances from" in (out / "README.md").read_text()
+    assert np.isfinite(read(data / "cover0.txt").costs).all()
+
+
+def test_train_does_not_replace_a_readme_in_its_out_folder(tmp_path, capsys):
     (tmp_path / "README.md").write_text("my own notes")
-    proc = cosolve("train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", tmp_path, "--no-progress")
-    assert proc.returncode == 2 and "README.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert main(["train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "README.md" in err and len(err.strip().splitlines()) == 1, err
     assert (tmp_path / "README.md").read_text() == "my own notes" and not (tmp_path / "model.pt").exists()

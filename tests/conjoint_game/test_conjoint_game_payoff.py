@@ -9,11 +9,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cosolve.conjoint.design import Design  # noqa: E402
-from cosolve.conjoint.model import OutcomeModel  # noqa: E402
 from cosolve.methods.conjoint import minimax_payoff as mp  # noqa: E402
 from cosolve.methods.conjoint.minimax_mc import MonteCarlo  # noqa: E402
 from cosolve.methods.conjoint.minimax_solver import Game  # noqa: E402
+from cosolve.problems.conjoint.design import Design  # noqa: E402
+from cosolve.problems.conjoint.model import OutcomeModel  # noqa: E402
 
 DESIGN = Design(
     ("party", "age", "job"),

@@ -8,12 +8,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cosolve.conjoint.design import Design  # noqa: E402
-from cosolve.conjoint.model import OutcomeModel  # noqa: E402
 from cosolve.errors import InputError, UsageError  # noqa: E402
 from cosolve.methods.conjoint.gradient import optimize_policy  # noqa: E402
 from cosolve.methods.conjoint.minimax import solve_game  # noqa: E402
 from cosolve.methods.conjoint.minimax_exact import solve_matrix_game  # noqa: E402
+from cosolve.problems.conjoint.design import Design  # noqa: E402
+from cosolve.problems.conjoint.model import OutcomeModel  # noqa: E402
 
 
 def _model(design, link, interactions, theta, cov_scale=1e-3):

@@ -3,27 +3,56 @@
 import time
 
 import numpy as np
+import pytest
 
-from cosolve import Solver
-from cosolve.core.method import Method
+from cosolve import Solver, Termination
+from cosolve.core import registry
+from cosolve.core.method import Method, Outcome
+from cosolve.core.registry import methods
 from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, WARM_UP_SECONDS, tiny_instance
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.problems.registry import get_kind, problem_kinds
 
 
-def test_setup_is_reported_once_per_kind_and_kept_out_of_the_solve_time():
-    solver = Solver("greedy", time_limit=5)
+@pytest.mark.parametrize("prepare_first", [True, False])
+def test_every_result_reports_the_set_up_done_once_for_its_kind(prepare_first, monkeypatch):
+    warm_ups = []
+
+    class Counting(Method):
+        name = "counting-setup"
+        problems = frozenset({"mis", "maxcut"})
+        warm_up = True
+
+        def solve(self, problem, ctx):
+            if problem.name == "warm-up":
+                warm_ups.append(problem.kind)
+            ctx.trace.offer(np.zeros(problem.n, np.int8))
+            return Outcome(Termination.COMPLETED)
+
+    methods()  # the registry is loaded before the test method joins it
+    monkeypatch.setitem(registry._METHODS, Counting.name, Counting)
+    solver = Solver("counting-setup", time_limit=5)
     problem = erdos_renyi(30, 0.2, problem="mis", seed=0)
-    first = solver.solve(problem)
-    second = solver.solve(problem)
-    assert first.setup_time > 0 and second.setup_time < 0.01
-    assert first.objective == second.objective
-    assert solver.prepare(erdos_renyi(30, 0.2, problem="maxcut", seed=0)) > 0  # a new kind is prepared once more
+    prepared = solver.prepare(problem) if prepare_first else None
+    first, second = solver.solve(problem), solver.solve(problem)
+    assert warm_ups == ["mis"]  # one warm-up solve for the kind
+    assert first.setup_time == second.setup_time > 0
+    if prepare_first:
+        assert first.setup_time == prepared
+    solver.solve(erdos_renyi(30, 0.2, problem="maxcut", seed=0))
+    assert warm_ups == ["mis", "maxcut"]  # a new kind is prepared once more
 
 
-def test_tiny_instances_are_feasible_to_solve():
-    for kind in ("setcover", "mis", "maxcut", "maxclique", "mds", "tsp"):
-        problem = tiny_instance(kind)
-        assert problem.kind == kind
+@pytest.mark.parametrize("kind", [k for k, v in problem_kinds().items() if v.tiny is not None])
+def test_every_kinds_tiny_instance_is_solved_feasibly_by_its_default_method(kind):
+    problem = tiny_instance(kind)
+    assert problem.kind == kind and problem.name == "warm-up"
+    result = Solver(time_limit=1).solve(problem)
+    assert result.method == get_kind(kind).default_method
+    assert result.solution is not None and problem.evaluate(result.solution).feasible
+
+
+def test_kinds_without_a_tiny_instance_have_none():
     assert tiny_instance("mip") is None
 
 

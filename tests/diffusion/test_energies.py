@@ -1,18 +1,13 @@
 """Energies, gradients and flip gains against brute force on tiny graphs."""
 
-import itertools
-
 import numpy as np
 import pytest
 
 from cosolve.diffusion.energies import energy_for
 from cosolve.generators.graphs import erdos_renyi
+from tests.oracles import all_binary
 
 KINDS = ["mis", "maxclique", "maxcut", "mds"]
-
-
-def all_states(n):
-    return np.array(list(itertools.product([0, 1], repeat=n)), dtype=np.float64)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -20,7 +15,7 @@ def all_states(n):
 def test_energy_matches_the_problem_on_feasible_states(kind, seed):
     problem = erdos_renyi(7, 0.4, problem=kind, seed=seed, weighted=kind == "maxcut")
     energy = energy_for(problem)
-    states = all_states(problem.n)
+    states = all_binary(problem.n, np.float64)
     values = energy.energy(states)
     for x, value in zip(states, values, strict=True):
         verdict = problem.evaluate(x.astype(np.int8))
@@ -36,7 +31,7 @@ def test_energy_matches_the_problem_on_feasible_states(kind, seed):
 def test_flip_gains_are_exact(kind):
     problem = erdos_renyi(6, 0.5, problem=kind, seed=3, weighted=kind == "maxcut")
     energy = energy_for(problem)
-    states = all_states(problem.n)
+    states = all_binary(problem.n, np.float64)
     gains = energy.flip_gain(states)
     base = energy.energy(states)
     for i in range(problem.n):
@@ -63,5 +58,5 @@ def test_gradient_matches_finite_differences_at_fractional_points(kind):
 def test_node_energies_sum_to_the_energy(kind):
     problem = erdos_renyi(6, 0.5, problem=kind, seed=5, weighted=kind == "maxcut")
     energy = energy_for(problem)
-    states = all_states(problem.n)
+    states = all_binary(problem.n, np.float64)
     np.testing.assert_allclose(energy.node_energy(states).sum(axis=1), energy.energy(states), atol=1e-9)

@@ -1,29 +1,20 @@
 """The cam and rlsa methods: feasible answers, optimal on tiny graphs, deadlines, checkpoints."""
 
-import itertools
 import time
 
-import numpy as np
 import pytest
 import torch
 
 from cosolve import Solver
 from cosolve.core.result import Status, Termination
-from cosolve.diffusion.cam import CAMConfig, save_checkpoint
+from cosolve.diffusion.cam import CAMConfig, CAMTask
 from cosolve.errors import InputError, UsageError
 from cosolve.generators.distributions import sample_graph
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.training.adjoint import save_model
+from tests.oracles import brute_force_binary
 
 KINDS = ["mis", "maxclique", "maxcut", "mds"]
-
-
-def brute_force(problem) -> float:
-    best = None
-    for bits in itertools.product([0, 1], repeat=problem.n):
-        verdict = problem.evaluate(np.array(bits, np.int8))
-        if verdict.feasible and (best is None or problem.sense.better(verdict.objective, best)):
-            best = verdict.objective
-    return best
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +25,7 @@ def checkpoints(tmp_path_factory):
     for kind in KINDS:
         config = CAMConfig(problem=kind, hidden=8, layers=2, time_features=4, steps=6)
         torch.manual_seed(0)
-        save_checkpoint(folder / kind, config.policy(), config, {"command": "test"})
+        save_model(folder / kind, CAMTask(config), config.policy(), {"command": "test"})
         out[kind] = str(folder / kind)
     return out
 
@@ -46,7 +37,7 @@ def test_rlsa_finds_the_optimum_of_tiny_graphs(kind, seed):
     result = Solver("rlsa", time_limit=30, seed=seed, rounds=3).solve(problem)
     assert result.status is Status.FEASIBLE and result.termination is Termination.COMPLETED
     assert problem.evaluate(result.solution).feasible
-    assert result.objective == brute_force(problem)
+    assert result.objective == brute_force_binary(problem)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -66,16 +57,17 @@ def test_time_limit_is_honoured_with_a_solution(method, checkpoints):
     options = {"checkpoint": checkpoints["mis"], "steps": 10_000} if method == "cam" else {"steps": 100_000}
     solver = Solver(method, time_limit=0.5, **options)
     solver.prepare(problem)
-    start = time.perf_counter()
     result = solver.solve(problem)
-    assert time.perf_counter() - start < 1.5
+    assert result.stats["rounds"] == 1 and 0 < result.stats["steps"] < result.options["steps"]  # the deadline cut the round
     assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
 
 
 @pytest.mark.parametrize("budget", [0.05, 0.3])
 def test_slow_steps_end_before_the_deadline(budget, monkeypatch):
-    """Steps of 4 ms per chain (64 ms for the 16 chains): the sampler must not start one that
-    would end after the deadline, and still answers when not even the first fits."""
+    """Steps of at least 4 ms per chain (64 ms for the 16 chains): the sampler must not start one
+    that would end after the deadline (so at most budget / 64 ms of them are taken), and still
+    answers when not even the first fits. (How far past the deadline a solve ends is measured in
+    bench/overshoot.py, not here.)"""
     import cosolve.diffusion.sampler as sampler
 
     problem = sample_graph("rb-small", 4, "mis")
@@ -93,19 +85,17 @@ def test_slow_steps_end_before_the_deadline(budget, monkeypatch):
         return step
 
     monkeypatch.setattr(sampler, "rlsa_rule", slow_rule)
-    start = time.perf_counter()
     result = solver.solve(problem)
-    elapsed = time.perf_counter() - start
-    assert elapsed < budget + 0.03, f"{elapsed:.3f} s for a {budget} s budget"
-    assert result.stats["rounds"] == 1 and (result.stats["steps"] > 0) == (budget > 0.1)
+    assert result.stats["rounds"] == 1 and result.stats["steps"] <= budget / 0.064
+    assert (result.stats["steps"] > 0) == (budget > 0.1)
     assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
 
 
 def test_cam_checkpoint_must_match_the_problem(checkpoints):
     problem = erdos_renyi(8, 0.4, problem="mis", seed=0)
-    with pytest.raises(UsageError, match="checkpoint for maxcut, not for mis"):
+    with pytest.raises(UsageError, match="a cam model for maxcut, not for mis"):
         Solver("cam", checkpoint=checkpoints["maxcut"]).solve(problem)
-    with pytest.raises(UsageError, match="set up for maxcut"):
+    with pytest.raises(UsageError, match="a mis problem, not maxcut"):
         Solver("cam", problem="maxcut").solve(problem)
     with pytest.raises(InputError, match="no such file"):
         Solver("cam", checkpoint="/nonexistent/model.pt").solve(problem)
@@ -117,4 +107,4 @@ def test_the_shipped_checkpoint_loads_by_default(kind):
     solver = Solver("cam", problem=kind, time_limit=30, rounds=1)
     result = solver.solve(problem)
     assert problem.evaluate(result.solution).feasible
-    assert solver.method_.checkpoint_.parent.name == f"cam-{kind}-{'rb' if kind == 'mis' else 'ba'}-small"
+    assert solver.method_.model_.source.parent.name == f"cam-{kind}-{'rb' if kind == 'mis' else 'ba'}-small"

@@ -1,6 +1,4 @@
-"""Small random set covers and their brute-force answers, shared by the set cover heuristic tests."""
-
-import itertools
+"""Small random set covers shared by the set cover heuristic tests (brute force: tests/oracles.py)."""
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,14 +12,3 @@ def random_cover(rng: np.random.Generator, m: int, n: int, density: float = 0.3)
     for i in np.flatnonzero(a.sum(axis=1) == 0):
         a[i, rng.integers(n)] = 1
     return SetCover(rng.integers(1, 10, n).astype(float), sp.csr_array(a))
-
-
-def all_covers(problem: SetCover) -> np.ndarray:
-    """Every feasible 0/1 choice of columns (rows of the result)."""
-    subsets = np.array(list(itertools.product([0, 1], repeat=problem.n_cols)), dtype=np.int32)
-    feasible = ((problem.matrix @ subsets.T) > 0).all(axis=0)
-    return subsets[feasible]
-
-
-def brute_force_optimum(problem: SetCover) -> float:
-    return float((all_covers(problem) @ problem.costs).min())

@@ -11,7 +11,8 @@ from cosolve.heuristics.cft import RefineStats, refine
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
 from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
 from cosolve.io import read
-from tests.heuristics.setcover_cases import brute_force_optimum, random_cover
+from tests.heuristics.setcover_cases import random_cover
+from tests.oracles import brute_force_setcover
 
 ORLIB = Path(__file__).resolve().parents[2] / "instances" / "setcover"
 
@@ -61,7 +62,7 @@ def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(se
     assert p.costs @ best <= p.costs @ x
     assert all(ok and cost == value for ok, cost, value in seen)
     assert [c for _, c, _ in seen] == sorted((c for _, c, _ in seen), reverse=True)
-    assert p.costs @ best == brute_force_optimum(p)
+    assert p.costs @ best == brute_force_setcover(p)
     assert stats.rounds >= 1
 
 

@@ -7,7 +7,8 @@ from scipy.optimize import linprog
 
 from cosolve.heuristics.lagrangian import lagrangian_bound
 from cosolve.heuristics.setcover import greedy_set_cover
-from tests.heuristics.setcover_cases import all_covers, random_cover
+from tests.heuristics.setcover_cases import random_cover
+from tests.oracles import all_covers
 
 
 def lp_bound(problem):

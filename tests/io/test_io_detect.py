@@ -23,16 +23,16 @@ LP = "minimize\n obj: 2 x + y\nsubject to\n c: x + y >= 1\nend\n"
 @pytest.mark.parametrize(
     ("text", "problem", "expected"),
     [
-        (ORLIB, None, "setcover"),
-        (RAIL, None, "setcover"),
+        (ORLIB, None, "numbers"),
+        (RAIL, None, "numbers"),
         (DIMACS, "mis", "dimacs"),
         (TSPLIB, None, "tsplib"),
         (MPS, None, "mps"),
         (LP, None, "lp"),
         ("# graph\n1 2\n2 3\n", "mis", "edgelist"),
         ("1 2\n2 3\n", "mds", "edgelist"),
-        ("1 2\n2 3\n", None, "setcover"),
-        (ORLIB, "mis", "setcover"),  # long lines: not an edge list
+        ("1 2\n2 3\n", None, "numbers"),  # orlib or rail, told apart by reading it all
+        (ORLIB, "mis", "numbers"),  # long lines: not an edge list
     ],
 )
 def test_sniffing(tmp_path, text, problem, expected):

@@ -53,7 +53,7 @@ def test_format_is_told_from_content_without_the_extension(tmp_path):
     path = tmp_path / "puzzle.bin"
     write_jigsaw(cut(_gradient_image(), 2, seed=0), path)
     assert read(path).kind == "jigsaw"
-    with pytest.raises(InputError, match="holds a jigsaw instance, not mis"):
+    with pytest.raises(InputError, match="holds jigsaw reassembly instances, not mis"):
         read(path, problem="mis")
 
 

@@ -82,8 +82,19 @@ def test_tco_trades_less_as_the_cost_rate_grows():
 
 
 def test_pamr_with_costs_uses_the_net_return_of_the_day():
-    x = market("djia")
-    assert backtest(x, get_strategy("pamr"), cost=0.0025).wealth[-1] != backtest(x, get_strategy("pamr")).wealth[-1]
+    # day 1 uniform from cash (all of it traded); day 1 gross return 1.015 beats epsilon = 1
+    x = np.array([[1.03, 1.00], [1.0, 1.0]])
+    deviation = np.array([0.015, -0.015])
+
+    def day_two(cost: float) -> np.ndarray:
+        return backtest(x, get_strategy("pamr", epsilon=1.0), cost=cost).portfolios[1]
+
+    for cost in (0.0, 0.01):
+        net = 1.015 * (1.0 - cost / 2.0 * 1.0)  # the day's return after paying for trading 1.0 of wealth
+        tau = (net - 1.0) / (deviation @ deviation)
+        np.testing.assert_allclose(day_two(cost), project_simplex(np.array([0.5, 0.5]) - tau * deviation), atol=1e-12)
+    # a gross return above epsilon but a net one below it: no update at all
+    np.testing.assert_array_equal(day_two(0.05), [0.5, 0.5])
 
 
 def test_registry_lists_names_and_parameters():

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
 from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty, value_bias
 from cosolve.methods.conjoint.gradient import PENALTIES, logits_of, optimize_policy
 from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value, value_weights
+from cosolve.problems.conjoint.model import OutcomeModel
 
 #: Gradient solutions get their value's bias (nested Hessians, seconds per hundred parameters) up to
 #: this many model parameters; the closed form's costs milliseconds at any size.

@@ -15,7 +15,7 @@ method gives ``Var(pi*) = J_pi Sigma J_pi^T`` and ``Var(Q*) = J_Q Sigma J_Q``.
 
 Both give ``dQ*/dparams = dQ/dparams + (dQ/dz or dQ/dw) . (dz or dw)/dparams``, where ``dQ/dparams`` at
 fixed ``pi`` is ``[1, E_pi[phi]]`` for ratings and ``[0, (E_pi - E_p0)[phi]]`` for forced choice
-(:mod:`cosolve.conjoint.model`).
+(:mod:`cosolve.problems.conjoint.model`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.methods.conjoint.policy import ClosedForm, hessian, rhs, value_gradient_z, value_weights
+from cosolve.problems.conjoint.model import OutcomeModel
 
 
 @dataclass

@@ -8,7 +8,7 @@ maximised by L-BFGS with a strong-Wolfe line search, from the logits of ``p0``, 
 Newton steps on the exact Hessian (while it is negative definite), which take the gradient to
 float64 round-off so that the closed form and this solver agree to about 1e-12.
 
-``Q`` here is the identity-link value ``offset + E_pi[phi] . theta`` (:mod:`cosolve.conjoint.model`;
+``Q`` here is the identity-link value ``offset + E_pi[phi] . theta`` (:mod:`cosolve.problems.conjoint.model`;
 exact: the levels are independent under ``pi``).
 """
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.design import Design
-from cosolve.conjoint.model import OutcomeModel
+from cosolve.problems.conjoint.design import Design
+from cosolve.problems.conjoint.model import OutcomeModel
 
 PENALTIES = ("l2", "kl")
 
@@ -43,14 +43,13 @@ class GradientSolution:
 
 @contextmanager
 def torch_threads(n: int) -> Iterator[None]:
-    """Run the block with torch's intra-op thread count set to ``n``, then restore it."""
-    torch = _torch()
-    previous = torch.get_num_threads()
-    torch.set_num_threads(max(1, int(n)))
-    try:
+    """Run the block with torch (imported here), BLAS and numba limited to ``n`` threads, then
+    restore them (:class:`cosolve.core.threads.ThreadLimits`)."""
+    from cosolve.core.threads import ThreadLimits
+
+    _torch()
+    with ThreadLimits(max(1, int(n))):
         yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _torch():

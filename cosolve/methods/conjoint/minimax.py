@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.methods.conjoint.gradient import PENALTIES
 from cosolve.methods.conjoint.minimax_mc import MonteCarlo
 from cosolve.methods.conjoint.minimax_payoff import Enumeration, GameSpec, build_spec
 from cosolve.methods.conjoint.minimax_solver import Game, Player, extragradient, recentred_solve, solve_on_support
+from cosolve.problems.conjoint.model import OutcomeModel
 
 ESTIMATORS = ("auto", "mc", "enumerate")
 #: ``auto`` enumerates when both players have at most this many profiles.

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.methods.conjoint.minimax_payoff import Enumeration, build_spec
+from cosolve.problems.conjoint.model import OutcomeModel
 
 #: Tolerance of the pure-saddle test.
 SADDLE_TOL = 1e-12

@@ -1,7 +1,7 @@
 """The vote share of the two-party conjoint game (issue 8) and its estimators (torch, float64).
 
 Setting (Jerzak, Chandra & Hazra 2026). Parties A and B play product policies ``pi_A``, ``pi_B``
-(lists of D arrays (L_d,)) over one :class:`~cosolve.conjoint.design.Design`; a party's fixed factors
+(lists of D arrays (L_d,)) over one :class:`~cosolve.problems.conjoint.design.Design`; a party's fixed factors
 are point masses. Voter group ``g`` (electorate share ``s_g``, ``sum s_g = 1``) prefers ``x`` to ``x'``
 with ``P_g(x, x') = link_g(f_g(x) - f_g(x'))``, ``f_g = phi . theta_g`` its linear predictor (``alpha``,
 the position effect, is unused); ``link`` is ``identity`` (``0.5 + s``) or ``logit`` (``sigmoid(s)``).
@@ -34,8 +34,8 @@ from itertools import product
 
 import numpy as np
 
-from cosolve.conjoint.design import Design
-from cosolve.conjoint.model import OutcomeModel
+from cosolve.problems.conjoint.design import Design
+from cosolve.problems.conjoint.model import OutcomeModel
 
 #: Slope of each link's tangent at 0.
 KAPPA = {"identity": 1.0, "logit": 0.25}
@@ -95,8 +95,8 @@ class GameSpec:
 
 def build_spec(models, shares, primaries=None, fixed_A=None, fixed_B=None) -> GameSpec:
     """Check the inputs of a game (see ``solve_game``) and index its distinct models."""
-    from cosolve.conjoint.model import LINKS
     from cosolve.errors import InputError
+    from cosolve.problems.conjoint.model import LINKS
 
     if not models:
         raise InputError("the game needs at least one voter group")

@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from cosolve.conjoint.design import Design
+from cosolve.problems.conjoint.design import Design
 
 
 def plot_policies(

@@ -6,7 +6,8 @@ factor eliminated, ``z`` (n_main,) stacks ``pi[d][1:]`` in feature order (the ma
 :meth:`Design.expected_features`), and ``pi[d][0] = 1 - sum(z_d)``.
 
 Objective (Jerzak, Chandra & Hazra 2026): ``J(pi) = Q(pi) - lam * Pen(pi, p0)`` with
-``Q(pi) = offset + E_pi[phi] . theta`` (:mod:`cosolve.conjoint.model`) and ``Pen = sum_d ||pi[d] - p0[d]||^2`` (L2). In ``z``:
+``Q(pi) = offset + E_pi[phi] . theta`` (:mod:`cosolve.problems.conjoint.model`) and
+``Pen = sum_d ||pi[d] - p0[d]||^2`` (L2). In ``z``:
 
     Q(z) = offset + beta . z + sum_{d<e} z_d^T G_de z_e
     Pen(z) = sum_d ||z_d - p_d||^2 + (sum(z_d - p_d))^2
@@ -24,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.design import Design
-from cosolve.conjoint.model import OutcomeModel
+from cosolve.problems.conjoint.design import Design
+from cosolve.problems.conjoint.model import OutcomeModel, interaction_blocks
 
 #: Tolerance of the "inside the simplex" check of the closed form.
 INSIDE_TOL = 1e-12
@@ -55,19 +56,8 @@ def policy_table(design: Design, pi: list[np.ndarray], se: list[np.ndarray]) -> 
     }
 
 
-def interaction_blocks(model: OutcomeModel) -> dict[tuple[int, int], np.ndarray]:
-    """``G_de`` ((L_d - 1), (L_e - 1)) per factor pair of an interaction model (empty without)."""
-    design = model.design
-    if not model.interactions:
-        return {}
-    theta, o = model.theta, design.pair_offsets
-    return {
-        (d, e): theta[o[k] : o[k + 1]].reshape(design.sizes[d] - 1, design.sizes[e] - 1) for k, (d, e) in enumerate(design.pairs)
-    }
-
-
 def policy_value(model: OutcomeModel, pi: list[np.ndarray]) -> float:
-    """``Q(pi) = offset + E_pi[phi] . theta`` (identity link; :mod:`cosolve.conjoint.model`)."""
+    """``Q(pi) = offset + E_pi[phi] . theta`` (identity link; :mod:`cosolve.problems.conjoint.model`)."""
     if model.link != "identity":
         raise ValueError("policy_value is for the identity link; see the average module for logit")
     return float(model.value_offset() + model.design.expected_features(pi, model.interactions) @ model.theta)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.data import ConjointData
-from cosolve.conjoint.fit import fit_outcome_model
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
+from cosolve.problems.conjoint.data import ConjointData
+from cosolve.problems.conjoint.fit import fit_outcome_model
+from cosolve.problems.conjoint.model import OutcomeModel
 
 
 @dataclass

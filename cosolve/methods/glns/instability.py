@@ -30,10 +30,8 @@ from numba import njit
 
 from cosolve.diffusion.energies import CoverEnergy
 from cosolve.diffusion.sampler import FlipRule, rlsa_rule, rollout
+from cosolve.methods.glns.config import COVER_PENALTY
 from cosolve.methods.glns.lns import Ranker, SearchState
-
-#: Penalty per uncovered row of the region's energy (costs are scaled to at most 1).
-COVER_PENALTY = 1.5
 
 
 @njit(cache=True)
@@ -162,11 +160,11 @@ def learned_rule(policy: Any) -> RuleFactory:
     """The trained set cover policy (:class:`~cosolve.methods.glns.model.CoverPolicy`) as the flip rule."""
 
     def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
-        from cosolve.methods.glns.model import CoverTensors
-        from cosolve.methods.glns.train import policy_rule
+        from cosolve.diffusion.inference import logit_rule
+        from cosolve.methods.glns.model import CoverTensors, cover_logits
 
         tensors = CoverTensors.build(region.matrix, region.costs, region.reduced, region.start)
-        return policy_rule(policy, energy, tensors)
+        return logit_rule(lambda x, t: cover_logits(policy, energy, tensors, x, t))
 
     return make
 

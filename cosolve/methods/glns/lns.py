@@ -40,14 +40,15 @@ from cosolve.problems.setcover import SetCover
 
 @dataclass
 class LNSSettings:
-    """``size``: free columns of the first neighbourhood; ``sub_time``: seconds per repair (0 = 5%
-    of the budget, within 0.2..2 s); ``per_row``: candidate columns per row; ``lagrangian_iterations``
-    and ``lagrangian_share`` (most of the budget the bound may take); ``heuristic_iterations`` of
-    the Lagrangian heuristic; ``refine_share``: most of the remaining budget CFT's refinement may take
-    (0 skips it); ``sub_solver``: scip or cpsat."""
+    """``size``: free columns of the first neighbourhood; ``sub_time``: seconds per repair (None:
+    5% of the time left when the loop starts, within 0.2..2 s, written back to the solve's options);
+    ``per_row``: candidate columns per row; ``lagrangian_iterations`` and ``lagrangian_share`` (most
+    of the budget the bound may take); ``heuristic_iterations`` of the Lagrangian heuristic;
+    ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it);
+    ``sub_solver``: scip or cpsat."""
 
     size: int = 200
-    sub_time: float = 0.0
+    sub_time: float | None = None
     per_row: int = 40
     lagrangian_iterations: int = 1000
     lagrangian_share: float = 0.25
@@ -118,7 +119,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
 
     x = chvatal_greedy(costs, csr, csc, stop=stop)
     if x is None:
-        return _stopped(ctx)
+        return Outcome(Termination.TIME_LIMIT)
     ctx.trace.offer(x, float(costs @ x))
     x = swap_local_search(costs, csr, csc, remove_redundant(costs, csc, x))
     upper = float(costs @ x)
@@ -170,7 +171,10 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     usable = int(np.count_nonzero(allowed | (x == 1)))
     size = AdaptiveSize(settings.size, low=20, high=usable)
     budget = deadline.remaining()
-    sub_time = settings.sub_time or min(2.0, max(0.2, 0.05 * budget if budget < 1e9 else 2.0))
+    sub_time = settings.sub_time
+    if sub_time is None:
+        sub_time = min(2.0, max(0.2, 0.05 * budget if budget < 1e9 else 2.0))
+        ctx.options["sub_time"] = sub_time
     complete_timeouts = 0
 
     rank_seconds = candidate_seconds = 0.0  # the last ranking's and candidate lists' durations
@@ -223,11 +227,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         elif complete:
             complete_timeouts += 1
         size.update(improved=improved, optimal=fixed.optimal)
-    return _stopped(ctx)
-
-
-def _stopped(ctx: SolveContext) -> Outcome:
-    return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+    return Outcome(Termination.TIME_LIMIT)
 
 
 def random_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:

@@ -6,17 +6,20 @@ Both accept only set cover; another MIP gets an error naming the methods that do
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
-from cosolve.errors import InputError, UsageError
+from cosolve.methods.glns.config import GLNSConfig
 from cosolve.problems.base import Problem
+from cosolve.training.config import adjoint_options
+from cosolve.training.learned import AdjointMethod
 
 LNS_OPTIONS: dict[str, Option] = {
     "size": Option(int, 200, "free columns in the first neighbourhood (then adapted)", minimum=1),
-    "sub_time": Option(float, 0.0, "seconds per sub-MIP; 0 = 5% of the budget within 0.2..2 s", minimum=0),
+    "sub_time": Option(
+        float, None, "seconds per sub-MIP; auto: 5% of the time left when the LNS loop starts, within 0.2..2 s", minimum=0.001
+    ),
     "sub_solver": Option(str, "scip", "the sub-MIP solver", choices=("scip", "cpsat")),
     "per_row": Option(int, 40, "candidate columns per row (least Lagrangian reduced cost)", minimum=1),
     "lagrangian_iterations": Option(int, 1000, "subgradient steps for the bound and the reduced costs", minimum=0),
@@ -30,7 +33,7 @@ LNS_OPTIONS: dict[str, Option] = {
 def _settings(options: dict[str, Any]) -> Any:
     from cosolve.methods.glns.lns import LNSSettings
 
-    return LNSSettings(**{k: options.get(k, option.default) for k, option in LNS_OPTIONS.items()})
+    return LNSSettings(**{k: options[k] for k in LNS_OPTIONS})
 
 
 def _finish(outcome: Outcome, stats: Any) -> Outcome:
@@ -63,76 +66,84 @@ class RandomLNS(Method):
 #: The shipped checkpoint folder (under ``solvers/``) of the ``glns`` policy.
 GLNS_CHECKPOINT = "glns-setcover"
 
+_D = GLNSConfig()
+
 GLNS_OPTIONS: dict[str, Option] = {
     "policy": Option(
-        str, "cam", "flip rule of the trajectory: cam (the trained policy) or gradient (untrained: RLSA's rule)",
+        str,
+        "cam",
+        "flip rule of the trajectory: cam (the trained policy) or gradient (untrained: RLSA's rule)",
         choices=("cam", "gradient"),
     ),
-    "checkpoint": Option(str, "", "policy checkpoint file or folder; default: the shipped one (solvers/glns-setcover)"),
+    "checkpoint": Option(
+        str, "", "policy checkpoint file or folder; default: the model fit trained, else the shipped one (solvers/glns-setcover)"
+    ),
     "region": Option(int, 600, "columns of the region one generation samples on (at least twice the free-set size)", minimum=10),
     "chains": Option(int, 4, "K, chains per generation", minimum=1),
     "steps": Option(int, 8, "T, denoising steps per generation", minimum=1),
-    "noise": Option(float, 0.3, "share of the incumbent's bits redrawn before denoising (the start time)", minimum=0.01),
-}  # fmt: skip
+    "noise": Option(
+        float, 0.3, "share of the incumbent's bits redrawn before denoising (the start time)", minimum=0.01, maximum=1.0
+    ),
+}
 
-
-def resolve_glns_checkpoint(option: str) -> Path:
-    """The ``model.pt`` that ``option`` names, or the shipped one."""
-    from cosolve.diffusion.checkpoints import shipped_folder
-
-    if option:
-        path = Path(option)
-        path = path / "model.pt" if path.is_dir() else path
-        if not path.is_file():
-            raise InputError(f"checkpoint {option}: no such file")
-        return path
-    path = shipped_folder() / GLNS_CHECKPOINT / "model.pt"
-    if not path.is_file():
-        raise UsageError(
-            "no GLNS checkpoint is shipped; train one with `cosolve train glns --time SECONDS --out DIR` and pass "
-            "--set checkpoint=DIR, or use --set policy=gradient"
-        )
-    return path
+GLNS_FIT_OPTIONS: dict[str, Option] = {
+    **adjoint_options(_D, network="bipartite GNN", instance="instance"),
+    "instances": Option(int, _D.instances, "instances per training batch", minimum=1),
+    "penalty": Option(float, _D.penalty, "penalty per uncovered row (costs scaled to at most 1)", minimum=0),
+    "noise_min": Option(
+        float, _D.noise_min, "least share of the incumbent's bits redrawn in a rollout", minimum=0.01, maximum=1.0
+    ),
+    "noise_max": Option(float, _D.noise_max, "largest share of the incumbent's bits redrawn", minimum=0.01, maximum=1.0),
+    "validation_instances": Option(
+        int, _D.validation_instances, "held-out instances: from a distribution, or at most from files", minimum=1
+    ),
+    "validation_noise": Option(
+        float, _D.validation_noise, "share of the incumbent's bits redrawn in validation", minimum=0.01, maximum=1.0
+    ),
+}
 
 
 @register
-class GLNS(Method):
+class GLNS(AdjointMethod):
     """Generative LNS: neighbourhoods where a denoising trajectory around the incumbent is unstable."""
 
     name: ClassVar[str] = "glns"
     problems: ClassVar[frozenset[str]] = frozenset({"setcover"})
     summary: ClassVar[str] = "set cover LNS: neighbourhoods from diffusion-trajectory instability (CAM-trained GNN), SCIP repairs"
     warm_up: ClassVar[bool] = True
+    task: ClassVar[str] = "cosolve.methods.glns.train:GLNSTask"
+    #: what ``cosolve train glns`` trains on without --data or --dist
+    default_distribution: ClassVar[str] = "balas-ho"
+    config_type: ClassVar[type] = GLNSConfig
     options: ClassVar[dict[str, Option]] = {**LNS_OPTIONS, **GLNS_OPTIONS}
+    fit_options: ClassVar[dict[str, Option]] = GLNS_FIT_OPTIONS
 
     def prepare(self, problem: Problem) -> None:
         from cosolve.methods.glns.warmup import warm_kernels
 
         warm_kernels()
-        if self.config.get("policy", "cam") == "cam":
-            path = resolve_glns_checkpoint(self.config.get("checkpoint", ""))
-            if getattr(self, "checkpoint_", None) != path:
-                from cosolve.methods.glns.train import load_checkpoint
+        if self.config["policy"] == "cam":
+            from cosolve.methods.glns.train import load_checkpoint
 
-                self.policy_, self.glns_config_, self.meta_ = load_checkpoint(path)
-                self.checkpoint_ = path
+            missing = (
+                "no GLNS checkpoint is shipped; train one with `cosolve train glns --time SECONDS --out DIR` and pass "
+                "--set checkpoint=DIR, or use --set policy=gradient"
+            )
+            self.model_for(self.config["checkpoint"], GLNS_CHECKPOINT, missing, load_checkpoint)
         super().prepare(problem)
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.methods.glns.instability import gradient_rule, instability_ranker, learned_rule
         from cosolve.methods.glns.lns import LNSStats, run_lns
 
-        o = {k: ctx.options.get(k, opt.default) for k, opt in self.options.items()}
+        o = ctx.options
         if o["policy"] == "cam":
-            import torch
-
             self.prepare(problem)
-            torch.set_num_threads(ctx.threads)
-            rule, penalty = learned_rule(self.policy_), self.glns_config_.penalty
+            rule, penalty = learned_rule(self.model_.policy), self.model_.config.penalty
         else:
             rule, penalty = gradient_rule(), None
         ranker = instability_ranker(
             rule, region=o["region"], chains=o["chains"], steps=o["steps"], noise=o["noise"], penalty=penalty
         )
         stats = LNSStats()
-        return _finish(run_lns(problem, ctx, ranker, _settings(ctx.options), stats), stats)
+        return _finish(run_lns(problem, ctx, ranker, _settings(o), stats), stats)

@@ -144,3 +144,16 @@ class CoverPolicy(nn.Module):
 def state_cover(graph: CoverTensors, x: np.ndarray) -> np.ndarray:
     """Cover counts of states ``x`` (K, N), capped at 3 and divided by 3: (M, K) float32."""
     return (np.minimum(graph.incidence @ np.asarray(x, dtype=np.float64).T, 3.0) / 3.0).astype(np.float32)
+
+
+def cover_logits(policy: nn.Module, energy, graph: CoverTensors, x: np.ndarray, t: float) -> torch.Tensor:  # energy: CoverEnergy
+    """Flip logits (N, K) of ``policy`` at states ``x`` (K, N) and time ``t``: its inputs are the
+    states, their flip gains and cover counts."""
+    gain = energy.flip_gain(x)
+    return policy(
+        torch.from_numpy(x.T.astype(np.float32)),
+        torch.from_numpy(gain.T.astype(np.float32)),
+        torch.from_numpy(state_cover(graph, x)),
+        t,
+        graph,
+    )

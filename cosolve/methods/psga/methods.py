@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import ran_out_of_time, stopped, time_left
+from cosolve.baselines._exact import ran_out_of_time, time_left
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
@@ -76,7 +76,7 @@ class PsgaMethod(Method):
 
 def _stopped(ctx: SolveContext) -> Termination:
     """Why an unfinished run stopped: the deadline (time limit or interrupt), else its iteration limit."""
-    return stopped(ctx.deadline) if ctx.deadline.stop_requested else Termination.OTHER_LIMIT
+    return Termination.TIME_LIMIT if ctx.deadline.stop_requested else Termination.OTHER_LIMIT
 
 
 @register
@@ -141,7 +141,7 @@ class OrtoolsMip(Method):
         objective.SetMinimization()
         solver.SetNumThreads(max(1, ctx.threads))
         if ctx.deadline.stop_requested:
-            return Outcome(stopped(ctx.deadline))
+            return Outcome(Termination.TIME_LIMIT)
         remaining = time_left(ctx.deadline)
         if remaining is not None:
             solver.SetTimeLimit(max(1, int(remaining * 1000)))
@@ -155,4 +155,4 @@ class OrtoolsMip(Method):
         if status == pywraplp.Solver.OPTIMAL:
             ctx.trace.offer_bound(objective.BestBound())
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)
-        return Outcome(stopped(ctx.deadline) if ran_out_of_time(ctx.deadline) else Termination.OTHER_LIMIT)
+        return Outcome(Termination.TIME_LIMIT if ran_out_of_time(ctx.deadline) else Termination.OTHER_LIMIT)

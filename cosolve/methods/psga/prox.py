@@ -27,27 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cosolve.portfolio.simplex import project_simplex_on as project_simplex
+
 #: Bisection steps on the multiplier: enough to pin ``theta`` to float64 resolution.
 BISECTION_STEPS = 200
-
-
-@njit(cache=True)
-def project_simplex(y: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Euclidean projection of ``y`` (n,) onto the simplex of the coordinates in ``mask`` (the
-    others are 0), by sorting (Held, Wolfe & Crowder 1974; Duchi et al. 2008)."""
-    idx = np.flatnonzero(mask)
-    u = np.sort(y[idx])[::-1]
-    total = 0.0
-    tau = 0.0
-    for j in range(u.size):
-        total += u[j]
-        t = (total - 1.0) / (j + 1)
-        if u[j] - t > 0.0:
-            tau = t
-    out = np.zeros_like(y)
-    for i in idx:
-        out[i] = max(y[i] - tau, 0.0)
-    return out
 
 
 @njit(cache=True)

@@ -14,14 +14,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.method import FitContext, Method, Option, Outcome, SolveContext
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import UsageError
 from cosolve.problems.base import Problem
+from cosolve.training.data import TrainingData
 
 OPTIONS: dict[str, Option] = {
     "temperature": Option(
@@ -30,9 +30,6 @@ OPTIONS: dict[str, Option] = {
         "adaptive (entropy-adaptive), fixed or annealed (global schedule)",
         choices=("adaptive", "fixed", "annealed"),
     ),
-    "steps": Option(int, 1000, "training steps of fit", minimum=0),
-    "batch_size": Option(int, 32, "instances per training step", minimum=1),
-    "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=1e-12),
     "samples": Option(int, 5, "Gumbel samples per instance", minimum=1),
     "iterations": Option(int, 10, "Sinkhorn iterations", minimum=1),
     "start": Option(float, 1.5, "base temperature at the first step", minimum=1e-9),
@@ -40,10 +37,6 @@ OPTIONS: dict[str, Option] = {
     "fixed": Option(float, 1.0, "the temperature of temperature=fixed", minimum=1e-9),
     "threshold": Option(float, 0.7, "normalised entropy above which a row or column is boosted", minimum=0, below=1.0),
     "max_boost": Option(float, 0.1, "largest relative temperature boost", minimum=0),
-    "objective": Option(
-        str, "unsupervised", "training loss: unsupervised or supervised (fit only)", choices=("unsupervised", "supervised")
-    ),
-    "hidden": Option(int, 32, "hidden units of the network", minimum=1),
     "latent_steps": Option(
         int, 500, "steps of a per-instance (latent) run; TSP and jigsaw restart runs until the time limit", minimum=1
     ),
@@ -51,21 +44,18 @@ OPTIONS: dict[str, Option] = {
     "rounds": Option(int, 0, "tsp, jigsaw: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
 }
 
-_LEARNER_KEYS = (
-    "temperature",
-    "steps",
-    "batch_size",
-    "lr",
-    "samples",
-    "iterations",
-    "start",
-    "end",
-    "fixed",
-    "threshold",
-    "max_boost",
-    "objective",
-    "hidden",
-)
+#: options that shape training only (``fit``); the schedule options above serve both
+FIT_OPTIONS: dict[str, Option] = {
+    "steps": Option(int, 1000, "training steps of fit", minimum=0),
+    "batch_size": Option(int, 32, "instances per training step", minimum=1),
+    "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=1e-12),
+    "objective": Option(
+        str, "unsupervised", "training loss: unsupervised or supervised (fit only)", choices=("unsupervised", "supervised")
+    ),
+    "hidden": Option(int, 32, "hidden units of the network", minimum=1),
+}
+
+_LEARNER_KEYS = ("temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost", *FIT_OPTIONS)
 
 
 @register
@@ -76,6 +66,7 @@ class GumbelSinkhorn(Method):
     problems: ClassVar[frozenset[str]] = frozenset({"sorting", "tsp", "jigsaw"})
     summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn: a trained network (sorting, jigsaw) or per-instance latent logits"
     options: ClassVar[dict[str, Option]] = OPTIONS
+    fit_options: ClassVar[dict[str, Option]] = FIT_OPTIONS
     warm_up: ClassVar[bool] = True
 
     def prepare(self, problem: Problem) -> None:
@@ -90,31 +81,28 @@ class GumbelSinkhorn(Method):
         optimizer.step()
         super().prepare(problem)
 
-    def _learner_args(self) -> dict[str, Any]:
-        return {k: self.config.get(k, OPTIONS[k].default) for k in _LEARNER_KEYS}
-
-    def fit(self, instances: Iterable[Problem], *, seed: int = 0) -> GumbelSinkhorn:
+    def fit(self, data: TrainingData, ctx: FitContext) -> GumbelSinkhorn:
+        """Train the permutation network on every instance of ``data`` (a fixed set of one size)
+        for ``steps`` steps or ``ctx.time_limit`` seconds."""
         from cosolve.methods.sinkhorn.learner import PermutationLearner
+        from cosolve.training.data import FixedInstances
 
-        instances = list(instances)
-        kinds = sorted({p.kind for p in instances})
-        if len(kinds) > 1:
-            raise UsageError(f"fit needs instances of one problem kind, got {', '.join(kinds)}")
-        task = kinds[0] if kinds else "sorting"
+        task = data.kind
         if task == "tsp":
             raise UsageError("gumbel-sinkhorn solves tsp per instance (a latent permutation): call solve without fit")
         if task not in self.problems:
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
-        self.learner_ = PermutationLearner(task=task, seed=seed, **self._learner_args()).fit(instances)
+        if not isinstance(data, FixedInstances):
+            raise UsageError("gumbel-sinkhorn fits on a fixed set of instances (Problems or files), not a distribution")
+        learner = PermutationLearner(
+            task=task, seed=ctx.seed, time_limit=ctx.time_limit, **{k: self.config[k] for k in _LEARNER_KEYS}
+        )
+        ctx.threads_ready()
+        self.learner_ = learner.fit(data.instances)
         return self
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        import torch
-
-        torch.set_num_threads(ctx.threads)
         learner = getattr(self, "learner_", None)
-        if learner is None:
-            _refuse_fit_only_options(ctx.options, problem.kind)
         if problem.kind == "tsp" or (problem.kind == "jigsaw" and learner is None):
             return self._solve_restarted(problem, ctx)
         if problem.kind == "sorting":
@@ -127,7 +115,7 @@ class GumbelSinkhorn(Method):
 
                 ctx.trace.offer(swap_search(problem, perm, lambda: ctx.deadline.stop_requested), None)
                 if ctx.deadline.stop_requested:  # the swap search was cut short
-                    return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT)
+                    return Outcome(Termination.TIME_LIMIT)
                 return Outcome(Termination.COMPLETED)
             return Outcome(Termination.COMPLETED, _proven(ctx))
         return self._solve_latent(problem, ctx)
@@ -145,7 +133,7 @@ class GumbelSinkhorn(Method):
         )  # fmt: skip
         stats = {"latent_runs": runs}
         if ctx.deadline.stop_requested:
-            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, stats=stats)
+            return Outcome(Termination.TIME_LIMIT, stats=stats)
         return Outcome(Termination.COMPLETED, stats=stats)
 
     def _solve_latent(self, problem: Problem, ctx: SolveContext) -> Outcome:
@@ -163,22 +151,8 @@ class GumbelSinkhorn(Method):
             seed=ctx.seed, stop=lambda: ctx.deadline.stop_requested or _proven(ctx) is not None,
         )  # fmt: skip
         if ctx.deadline.stop_requested:
-            return Outcome(Termination.INTERRUPTED if ctx.deadline.interrupted else Termination.TIME_LIMIT, _proven(ctx))
+            return Outcome(Termination.TIME_LIMIT, _proven(ctx))
         return Outcome(Termination.COMPLETED, _proven(ctx))
-
-
-#: options that only shape training (``fit``); a solve without fit has the ``latent_*`` ones instead
-FIT_ONLY = ("steps", "batch_size", "lr", "objective", "hidden")
-
-
-def _refuse_fit_only_options(o: dict[str, Any], kind: str) -> None:
-    """UsageError if a solve without ``fit`` was given a training option, which it would ignore."""
-    given = [f"{key}={o[key]}" for key in FIT_ONLY if o[key] != OPTIONS[key].default]
-    if given:
-        raise UsageError(
-            f"gumbel-sinkhorn: {', '.join(given)}: training options, used by fit only; a {kind} solve without fit optimises the "
-            "instance itself (set latent_steps, latent_lr instead)"
-        )
 
 
 def _schedule(o: dict[str, Any]) -> Any:

@@ -12,11 +12,11 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from test_conjoint_optimisers import random_model
 
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.errors import UsageError
 from cosolve.methods.conjoint.average import average_case, average_case_by_response
 from cosolve.methods.conjoint.gradient import torch_threads
 from cosolve.methods.conjoint.policy import from_z, to_z
+from cosolve.problems.conjoint.model import OutcomeModel
 
 
 @pytest.fixture(autouse=True)

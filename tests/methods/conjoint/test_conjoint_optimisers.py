@@ -9,13 +9,13 @@ import pytest
 from scipy.optimize import minimize
 
 from cosolve import Solver
-from cosolve.conjoint.design import Design
-from cosolve.conjoint.model import OutcomeModel
 from cosolve.methods.conjoint.average import average_case
 from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty, value_bias
 from cosolve.methods.conjoint.gradient import optimize_policy
 from cosolve.methods.conjoint.policy import closed_form, from_z, l2_penalty, policy_value, to_z
-from cosolve.problems.conjoint import BestProfile
+from cosolve.problems.conjoint.design import Design
+from cosolve.problems.conjoint.model import OutcomeModel
+from cosolve.problems.conjoint.problem import BestProfile
 
 
 def random_model(

@@ -1,4 +1,4 @@
-"""RB graphs and the named graph distributions."""
+"""RB graphs and the named instance distributions (graphs and set cover)."""
 
 import numpy as np
 import pytest
@@ -46,3 +46,13 @@ def test_unknown_names_are_rejected_with_the_valid_ones():
         sample_graph("rb-small", 0, "tsp")
     with pytest.raises(InputError):
         rb_graph(1, 4, 0.5)
+
+
+def test_balas_ho_set_covers_are_valid_and_reproducible():
+    from cosolve.generators.distributions import get_distribution
+
+    balas_ho = get_distribution("balas-ho")
+    a, b = balas_ho.sample(3), balas_ho.sample(3)
+    assert (a.matrix != b.matrix).nnz == 0 and np.array_equal(a.costs, b.costs)
+    assert 50 <= a.n_rows <= 200 and a.n_cols >= 5 * a.n_rows
+    assert (a.matrix.sum(axis=1) >= 1).all()  # every row can be covered

@@ -1,7 +1,7 @@
 """Synthetic forced-choice conjoint experiments with a known truth.
 
 A truth is ``theta`` (P,) over the features with two-way interactions
-(:meth:`~cosolve.conjoint.design.Design.features`). Each respondent answers paired tasks; both
+(:meth:`~cosolve.problems.conjoint.design.Design.features`). Each respondent answers paired tasks; both
 profiles ``A`` (position 0) and ``B`` (position 1) are drawn independently from ``p0``, and with
 ``delta = (phi(A) - phi(B)) . theta``:
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.conjoint.data import ConjointData
-from cosolve.conjoint.design import Design
-from cosolve.conjoint.model import LINKS
 from cosolve.errors import UsageError
+from cosolve.problems.conjoint.data import ConjointData
+from cosolve.problems.conjoint.design import Design
+from cosolve.problems.conjoint.model import LINKS
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from cosolve.conjoint.data import ConjointData, read_conjoint
-from cosolve.conjoint.fit import amce, fit_outcome_model
-from cosolve.conjoint.synthetic import random_truth, simulate
 from cosolve.errors import InputError, UsageError
+from cosolve.problems.conjoint.data import ConjointData, read_conjoint
+from cosolve.problems.conjoint.fit import amce, fit_outcome_model
+from cosolve.problems.conjoint.synthetic import random_truth, simulate
 
 
 @pytest.fixture(scope="module")

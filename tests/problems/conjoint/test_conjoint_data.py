@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from cosolve.conjoint.data import BUNDLED_ATTRIBUTES, bundled_conjoint, bundled_datasets, read_conjoint
 from cosolve.errors import InputError, UsageError
+from cosolve.problems.conjoint.data import BUNDLED_ATTRIBUTES, bundled_conjoint, bundled_datasets, read_conjoint
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The best single profile of a conjoint outcome model: one level per factor (kind ``conjoint``).
 
-Given an identity-link outcome model (:class:`cosolve.conjoint.model.OutcomeModel`), maximise
-``offset + phi(x) . theta`` (``offset``: :meth:`~cosolve.conjoint.model.OutcomeModel.value_offset`)
+Given an identity-link outcome model (:class:`cosolve.problems.conjoint.model.OutcomeModel`), maximise
+``offset + phi(x) . theta`` (``offset``: :meth:`~cosolve.problems.conjoint.model.OutcomeModel.value_offset`)
 over profiles ``x`` (one level per factor, main effects and two-way interactions): the
 pure-strategy limit of the average-case policy as its penalty goes to 0. A solution is the int
 vector (D,) of level codes.
@@ -20,10 +20,12 @@ import numpy as np
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
 from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.problems.conjoint.model import interaction_blocks
+from cosolve.problems.registry import ProblemKind, register_kind
 
 
 class BestProfile(Problem):
-    """``model``: an identity-link :class:`~cosolve.conjoint.model.OutcomeModel`."""
+    """``model``: an identity-link :class:`~cosolve.problems.conjoint.model.OutcomeModel`."""
 
     kind: ClassVar[str] = "conjoint"
     sense: ClassVar[Sense] = Sense.MAXIMIZE
@@ -64,8 +66,6 @@ class BestProfile(Problem):
     def _terms(self):
         """``(main, inter)``: main[d][l] coefficients (l >= 1) and the non-zero interactions
         ``(d, l, e, m, coef)``."""
-        from cosolve.methods.conjoint.policy import interaction_blocks
-
         o, theta = self.design.main_offsets, self.model.theta
         main = [theta[o[d] : o[d + 1]] for d in range(self.design.n_factors)]
         inter = [
@@ -113,3 +113,24 @@ class BestProfile(Problem):
             terms.append((w, coef))
         model.maximize(cp_model.LinearExpr.weighted_sum([v for v, _ in terms], [c for _, c in terms]))
         return ExactModel(model, [v for row in y for v in row], self._decode, objective_offset=self.model.value_offset())
+
+
+def _tiny() -> BestProfile:
+    from cosolve.problems.conjoint.design import Design
+    from cosolve.problems.conjoint.model import OutcomeModel
+
+    design = Design.uniform(["a", "b"], [["0", "1"], ["0", "1", "2"]])
+    params = np.array([0.5, 0.1, -0.05, 0.02, 0.03, -0.04])  # alpha, 3 main effects, 2 interactions
+    return BestProfile(OutcomeModel(design, "identity", True, params, np.eye(6)), name="warm-up")
+
+
+register_kind(
+    ProblemKind(
+        "conjoint",
+        "best conjoint profile",
+        tiny=_tiny,
+        exact=frozenset({"scip", "cpsat"}),
+        default_method="scip",
+        default_why="not benchmarked: the exact methods (scip, cpsat) are the only ones for it",
+    )
+)

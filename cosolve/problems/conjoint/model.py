@@ -1,7 +1,7 @@
 """A fitted outcome model of a conjoint experiment: its parameters and their covariance.
 
 ``params`` (P + 1,) is ``(alpha, theta)``: ``theta`` (P,) multiplies the features ``phi``
-(:class:`~cosolve.conjoint.design.Design`, main effects and, with ``interactions``, two-way
+(:class:`~cosolve.problems.conjoint.design.Design`, main effects and, with ``interactions``, two-way
 interactions); ``cov`` (P + 1, P + 1) is their respondent-clustered covariance.
 
 - ``link = "identity"``: the stacked linear probability model ``E[Y | x] = alpha + phi(x) . theta``
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cosolve.conjoint.design import Design
+from cosolve.problems.conjoint.design import Design
 
 LINKS = ("identity", "logit")
 
@@ -69,3 +69,14 @@ class OutcomeModel:
         """The same model with other parameter values (for the delta method's Jacobians)."""
         return OutcomeModel(self.design, self.link, self.interactions, np.asarray(params, dtype=np.float64), self.cov,
                             self.names, self.n_obs, self.n_clusters, self.forced_choice)  # fmt: skip
+
+
+def interaction_blocks(model: OutcomeModel) -> dict[tuple[int, int], np.ndarray]:
+    """``G_de`` ((L_d - 1), (L_e - 1)) per factor pair of an interaction model (empty without)."""
+    design = model.design
+    if not model.interactions:
+        return {}
+    theta, o = model.theta, design.pair_offsets
+    return {
+        (d, e): theta[o[k] : o[k + 1]].reshape(design.sizes[d] - 1, design.sizes[e] - 1) for k, (d, e) in enumerate(design.pairs)
+    }

@@ -1,14 +1,13 @@
 """Synthetic conjoint truths and answers: the stacked-LPM identity, recovery by the fits, speed."""
 
 import itertools
-import time
 
 import numpy as np
 import pytest
 
-from cosolve.conjoint.fit import fit_outcome_model
-from cosolve.conjoint.synthetic import SyntheticTruth, random_truth, simulate
 from cosolve.errors import UsageError
+from cosolve.problems.conjoint.fit import fit_outcome_model
+from cosolve.problems.conjoint.synthetic import SyntheticTruth, random_truth, simulate
 
 
 def test_random_truth_tables_and_bound():
@@ -44,11 +43,9 @@ def test_stacked_lpm_identity_is_exact():
     assert truth.params("logit")[0] == 0.0
 
 
-def test_simulate_shapes_pairs_and_speed():
+def test_simulate_shapes_and_pairs():
     truth = random_truth(13, [2, 2, 6, 4, 4, 4, 6, 6, 2, 2, 3, 3, 5], seed=0)
-    start = time.perf_counter()
     data = simulate(truth, 10_000, 5, seed=2, respondent_noise=0.005)
-    assert time.perf_counter() - start < 1.0
     assert len(data) == 100_000 and data.n_pairs == 50_000 and data.n_respondents == 10_000
     a, b = data.pair_rows()
     assert np.array_equal(a, np.arange(0, 100_000, 2)) and np.array_equal(b, a + 1)

@@ -28,9 +28,9 @@ import scipy.sparse
 import scipy.special
 import scipy.stats
 
-from cosolve.conjoint.data import ConjointData
-from cosolve.conjoint.model import LINKS, OutcomeModel
 from cosolve.errors import InputError, UsageError
+from cosolve.problems.conjoint.data import ConjointData
+from cosolve.problems.conjoint.model import LINKS, OutcomeModel
 
 INTERCEPT = "(intercept)"
 #: smallest eigenvalue, relative to the largest, of the scaled Gram matrix of an identified fit

@@ -5,7 +5,7 @@ forced choice, 1 for the chosen profile of its pair and 0 for the other; for a r
 a respondent id, optionally a pair (task) id and the profile's position within its pair, one column
 per randomised attribute holding the level shown, and any other columns (respondent covariates such
 as a party, task covariates). :class:`ConjointData` holds it as numpy arrays over a
-:class:`~cosolve.conjoint.design.Design`.
+:class:`~cosolve.problems.conjoint.design.Design`.
 
 Levels are sorted naturally (runs of digits compare as numbers, so ``"4 years" < "12 years"``) and
 the first is the baseline, unless ``baselines`` names another (which is then moved to the front, the
@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from cosolve.conjoint.design import Design
 from cosolve.errors import InputError, UsageError
 from cosolve.io.bundled import resolve_named
+from cosolve.problems.conjoint.design import Design
 
 #: where the bundled conjoint data sets live in a checkout (absent from an installed wheel)
-BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "conjoint"
+BUNDLED_DIR = Path(__file__).resolve().parents[3] / "instances" / "conjoint"
 #: the bundled Ono & Burden (2019) presidential forced-choice conjoint
 BUNDLED_FILE = "ono_burden_2019_president_tidy.csv"
 #: short names of the bundled data sets, besides their file stems

@@ -1,0 +1,130 @@
+"""File formats: how each is recognised by name, read and (where cosolve writes it) written.
+
+Which problem kinds a format holds is said by the kinds themselves
+(:attr:`cosolve.problems.registry.ProblemKind.formats`). Readers and writers are imported when
+used, so listing formats does not load HiGHS or SCIP.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cosolve.problems.base import Problem
+
+
+def _call(target: str) -> Callable[..., Any]:
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Format:
+    """A file format.
+
+    ``reader``: ``"module:function"`` called as ``function(path, problem=...)`` (``problem`` is the
+    kind asked for, or None) returning a Problem; ``tells_kind``: whether the reader works out the
+    kind itself when several kinds share the format (an MPS file is a set cover when it is one),
+    else a file needs ``--problem``; ``extensions``: file name endings that imply it (before an
+    optional ``.gz``); ``writer``: ``"module:function"`` called as ``function(problem, path)``, with
+    ``suffix`` the ending of the files it writes; ``either``: for a format told apart only by
+    reading the whole file, the formats it may turn out to be (then it is not listed for
+    ``--format``).
+    """
+
+    name: str
+    description: str
+    reader: str
+    tells_kind: bool = True
+    extensions: tuple[str, ...] = ()
+    writer: str | None = None
+    suffix: str = ""
+    either: tuple[str, ...] = ()
+
+    def read(self, path: str | os.PathLike, problem: str | None) -> Problem:
+        return _call(self.reader)(path, problem=problem)
+
+    def write(self, problem: Problem, path: str | os.PathLike) -> None:
+        if self.writer is None:
+            raise ValueError(f"cosolve does not write {self.name} files")
+        _call(self.writer)(problem, path)
+
+
+_ALL = (
+    Format(
+        "orlib",
+        "set cover, row-wise OR-Library text: m n, n costs, per row k and k column indices",
+        "cosolve.io.orlib:read_orlib",
+        writer="cosolve.io.orlib:write_orlib",
+        suffix=".txt",
+    ),
+    Format(
+        "rail",
+        "set cover, column-wise text: m n, per column cost, k and k row indices",
+        "cosolve.io.orlib:read_rail",
+        writer="cosolve.io.orlib:write_rail",
+        suffix=".txt",
+    ),
+    Format(
+        "mps",
+        "MIP in fixed or free MPS, optionally gzipped (read by HiGHS); set cover when it is one",
+        "cosolve.io.mps:read_mps",
+        extensions=(".mps",),
+    ),
+    Format(
+        "lp",
+        "MIP in CPLEX LP format (read by HiGHS); set cover when it is one",
+        "cosolve.io.mps:read_lp",
+        extensions=(".lp",),
+    ),
+    Format(
+        "dimacs",
+        "graph, DIMACS: 'p edge N M' and 'e u v [w]' lines (needs --problem)",
+        "cosolve.io.graphfiles:read_dimacs",
+        tells_kind=False,
+        extensions=(".col", ".clq", ".dimacs"),
+        writer="cosolve.io.graphfiles:write_dimacs",
+        suffix=".col",
+    ),
+    Format(
+        "edgelist",
+        "graph, 'u v [w]' per line, '#'/'%' comments (needs --problem)",
+        "cosolve.io.graphfiles:read_edgelist",
+        tells_kind=False,
+        extensions=(".edges", ".edgelist"),
+        writer="cosolve.io.graphfiles:write_edgelist",
+        suffix=".edges",
+    ),
+    Format(
+        "tsplib",
+        "TSP, TSPLIB with EDGE_WEIGHT_TYPE EUC_2D",
+        "cosolve.io.tsplib:read_tsplib",
+        extensions=(".tsp",),
+        writer="cosolve.io.tsplib:write_tsplib",
+        suffix=".tsp",
+    ),
+    Format(
+        "jigsaw",
+        "jigsaw puzzle, NumPy .npz with arrays pieces (p, s, s[, c]), grid (rows, cols) and optionally truth",
+        "cosolve.io.jigsawfile:read_jigsaw",
+        extensions=(".npz",),
+        writer="cosolve.io.jigsawfile:write_jigsaw",
+        suffix=".npz",
+    ),
+    Format(
+        "numbers",
+        "numeric text in the orlib or the rail layout, told apart by reading it all",
+        "cosolve.io.orlib:read_either_layout",
+        either=("orlib", "rail"),
+    ),
+)
+
+#: Every format by name, the ones ``--format`` takes and the sniffer's own alike.
+ALL_FORMATS: dict[str, Format] = {f.name: f for f in _ALL}
+#: The formats ``--format`` takes, with their descriptions.
+FORMATS: dict[str, str] = {f.name: f.description for f in _ALL if not f.either}
+#: File name endings (lower case, without ``.gz``) and the format each implies.
+EXTENSIONS: dict[str, str] = {ext: f.name for f in _ALL for ext in f.extensions}

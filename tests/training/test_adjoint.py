@@ -1,0 +1,139 @@
+"""The adjoint matching trainer: targets, loss, and training through Solver.fit on data the
+package does not ship (a distribution of its own and a folder of files), save/load, resume."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+
+from cosolve import Solver
+from cosolve.diffusion.batch import GraphBatch
+from cosolve.errors import UsageError
+from cosolve.generators.distributions import Distribution
+from cosolve.generators.graphs import erdos_renyi, from_networkx
+from cosolve.io.graphfiles import write_dimacs
+from cosolve.training.adjoint import adjoint_targets, matching_loss
+
+#: a small CAM that trains in seconds
+TINY = dict(
+    hidden=8, layers=2, time_features=4, train_steps=6, train_chains=4, graphs=4, snapshots=3,
+    validation_graphs=6, validation_chains=4, lr=3e-3,
+)  # fmt: skip
+
+
+def _regular(seed: int, problem: str):
+    """Random 3-regular graphs on 60 nodes: a distribution cosolve does not ship."""
+    return from_networkx(nx.random_regular_graph(3, 60, seed=seed), problem)
+
+
+REGULAR = Distribution("regular-60", _regular, ("mis", "mds"))
+
+
+@pytest.mark.parametrize("kind", ["mis", "maxcut", "mds", "maxclique"])
+@pytest.mark.parametrize("clips", [1, 2, 3])
+def test_adjoint_targets_are_finite_differences_of_the_energy_at_the_terminal_point(kind, clips):
+    problem = erdos_renyi(7, 0.4, problem=kind, seed=1, weighted=kind == "maxcut")
+    energy = GraphBatch([problem]).energy
+    rng = np.random.default_rng(0)
+    states = [rng.integers(0, 2, (3, 7)).astype(np.int8) for _ in range(6)]
+    final = rng.integers(0, 2, (3, 7)).astype(np.int8)
+    targets = adjoint_targets(states, final, energy.grad, clips)
+    ends = [((c + 1) * 6) // clips for c in range(clips)]
+    for t in range(6):
+        end = next(e for e in ends if t < e)
+        terminal = final if end == 6 else states[end]
+        for i in range(7):
+            on, off = terminal.astype(float), terminal.astype(float)
+            on[:, i], off[:, i] = 1, 0
+            difference = energy.energy(on) - energy.energy(off)  # dE/dx_i, exact for multilinear E
+            np.testing.assert_allclose(targets[t][:, i], (2 * states[t][:, i] - 1) * difference, atol=1e-9)
+
+
+def test_the_loss_is_minimised_at_sigmoid_of_target_over_tau():
+    target = torch.from_numpy(np.random.default_rng(1).normal(size=(6, 2)))
+    tau = 0.7
+    logits = torch.zeros(6, 2, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([logits], max_iter=200, tolerance_grad=1e-12, tolerance_change=1e-14)
+
+    def closure():
+        opt.zero_grad()
+        loss = matching_loss(logits, target, tau)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    np.testing.assert_allclose(torch.sigmoid(logits).detach().numpy(), 1 / (1 + np.exp(-target.numpy() / tau)), atol=1e-5)
+
+
+def test_fit_on_a_distribution_the_package_does_not_ship_lowers_the_validation_energy(tmp_path):
+    solver = Solver("cam", problem="mis", time_limit=30, rounds=2, train_time=300, iterations=30, validate_every=1e9, **TINY)
+    solver.fit(REGULAR, progress=False)
+    history = solver.method_.training_.history
+    untrained, trained = history[0], history[-1]
+    assert untrained["iteration"] == 0 and trained["iteration"] == 30
+    assert trained["energy"] < untrained["energy"]
+    assert solver.method_.model_.config.distribution == "regular-60"
+    # the fitted model solves, and round-trips through save / checkpoint=
+    graph = REGULAR.sample(3, "mis")
+    fitted = solver.solve(graph)
+    solver.save(tmp_path / "model")
+    loaded = Solver("cam", time_limit=30, rounds=2, checkpoint=str(tmp_path / "model")).solve(graph)
+    assert fitted.objective == loaded.objective and np.array_equal(fitted.solution, loaded.solution)
+    card = (tmp_path / "model" / "README.md").read_text()
+    assert "regular-60" in card and "iterations" in card
+
+
+def test_fit_on_a_folder_of_files_holds_out_a_validation_share(tmp_path):
+    data = tmp_path / "graphs"
+    data.mkdir()
+    for seed in range(10):
+        write_dimacs(REGULAR.sample(seed, "mis"), data / f"g{seed}.col")
+    (data / "README.md").write_text("not an instance")
+    solver = Solver("cam", problem="mis", train_time=300, iterations=2, validation_share=0.3, **TINY)
+    solver.fit(data, out=tmp_path / "out", progress=False)
+    meta = solver.method_.model_.meta
+    assert meta["data"].startswith("10 mis instances from") and "(3 held out for validation)" in meta["data"]
+    assert (tmp_path / "out" / "model.pt").is_file() and (tmp_path / "out" / "training.pt").is_file()
+
+
+def test_a_resumed_run_continues_the_saved_one(tmp_path):
+    from cosolve.core.method import FitContext
+    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.training.adjoint import train
+    from cosolve.training.data import DistributionData
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
+                       validation_graphs=6, validation_chains=4, validate_every=0, iterations=4)  # fmt: skip
+    data = DistributionData(REGULAR.bound("mis"))
+    _, whole, _ = train(CAMTask(config), data, FitContext(300, out=tmp_path / "whole"))
+    seen = []
+    stop_after_two = FitContext(
+        300, out=tmp_path / "split", on_progress=lambda p: seen.append(p.iteration), stop=lambda: 2 in seen
+    )
+    train(CAMTask(config), data, stop_after_two)  # stopped as by Ctrl-C after iteration 2
+    with pytest.raises(UsageError, match="other settings"):
+        train(CAMTask(CAMConfig(**{**vars(config), "lr": 1e-2})), data, FitContext(300, out=tmp_path / "split", resume=True))
+    _, resumed, _ = train(CAMTask(config), data, FitContext(300, out=tmp_path / "split", resume=True))
+    assert [h["iteration"] for h in resumed.history] == [0, 1, 2, 2, 3, 4]  # iteration 2 validated again on resuming
+    assert resumed.iteration == whole.iteration == 4
+    final = resumed.history[-1]
+    assert final["objective"] == whole.history[-1]["objective"] and final["energy"] == pytest.approx(whole.history[-1]["energy"])
+
+
+def test_a_run_that_does_not_beat_the_untrained_model_says_so():
+    solver = Solver("cam", problem="mis", train_time=300, iterations=1, validate_every=1e9, **{**TINY, "lr": 1e-12})
+    solver.fit(REGULAR, progress=False)
+    progress = solver.method_.training_
+    assert progress.best_iteration == 0
+    assert "untrained weights are kept" in progress.note
+
+
+def test_fit_needs_a_limit_and_data_of_a_trainable_kind(tmp_path):
+    with pytest.raises(UsageError, match=r"time limit .* or an iteration limit"):
+        Solver("cam", problem="mis", **TINY).fit(REGULAR, progress=False)
+    with pytest.raises(UsageError, match="at least 2 instances"):
+        Solver("cam", problem="mis", iterations=1).fit([REGULAR.sample(0, "mis")], progress=False)
+    with pytest.raises(UsageError, match="makes mis, mds instances, not maxcut"):
+        Solver("cam", problem="maxcut", iterations=1).fit(REGULAR, progress=False)
+    with pytest.raises(UsageError, match=r"training option.*used by fit only"):
+        Solver("cam", hidden=4).solve(REGULAR.sample(0, "mis"))
