@@ -30,10 +30,10 @@ def machine() -> str:
     return f"{info['cpu']}, {info['cores']} cores, Python {info['python']}"
 
 
-def solve_json(path: Path, method: str, budget: float, threads: int = 1) -> tuple[dict | None, float]:
+def solve_json(path: Path, method: str, budget: float, threads: int = 1, problem: str | None = None) -> tuple[dict | None, float]:
     """``cosolve solve PATH --json`` in its own process: (the parsed result or None, process wall s)."""
     cmd = [sys.executable, "-m", "cosolve", "solve", str(path), "--method", method, "--time", str(budget),
-           "--threads", str(threads), "--json"]  # fmt: skip
+           "--threads", str(threads), "--json", *(["--problem", problem] if problem else [])]  # fmt: skip
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - start

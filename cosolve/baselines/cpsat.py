@@ -106,7 +106,7 @@ class CpSatMethod(Method):
 
         exact = build_within(ctx, problem.cpsat_model)
         if exact is None:  # the budget ran out while building the model
-            return Outcome(Termination.TIME_LIMIT)
+            return Outcome(Termination.TIME_LIMIT, stats={"model_built": False})
         decoder = _Decoder(exact)
         offset = exact.objective_offset
         guard = CallbackGuard()

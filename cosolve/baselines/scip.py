@@ -179,7 +179,7 @@ class ScipMethod(Method):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         exact = build_within(ctx, problem.scip_model)
         if exact is None:  # the budget ran out while building the model
-            return Outcome(Termination.TIME_LIMIT)
+            return Outcome(Termination.TIME_LIMIT, stats={"model_built": False})
         model = exact.model
         if exact.watch is not None:  # model callbacks (e.g. TSP separation) skip work past the deadline
             exact.watch(lambda: ctx.deadline.stop_requested)

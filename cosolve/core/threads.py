@@ -3,7 +3,10 @@ all set to the budget's ``threads`` and restored afterwards.
 
 Libraries are limited only once they are loaded: :class:`ThreadLimits` never imports torch or
 numba itself. A method that loads one inside the block (torch in a learned method's ``prepare``)
-is covered by calling :meth:`ThreadLimits.apply` again after it, which the Solver does.
+is covered by calling :meth:`ThreadLimits.apply` again after it, which the Solver does. numba's
+thread pool is limited only once a parallel kernel has started it: setting its size would start
+it, and its OpenMP threads, idle but spinning, would take a second core from a one-thread solve
+(cosolve's own kernels are serial).
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ class ThreadLimits:
         if torch is not None and self._torch is None and hasattr(torch, "set_num_threads"):
             self._torch = torch.get_num_threads()
             torch.set_num_threads(self.threads)
-        numba = sys.modules.get("numba")
-        if numba is not None and self._numba is None and hasattr(numba, "set_num_threads"):
+        numba = _started_numba()
+        if numba is not None and self._numba is None:
             self._numba = numba.get_num_threads()
             numba.set_num_threads(max(1, min(self.threads, numba.config.NUMBA_NUM_THREADS)))
 
@@ -62,3 +65,11 @@ class ThreadLimits:
         while self._pools:
             self._pools.pop().restore_original_limits()
         self._libraries.clear()
+
+
+def _started_numba() -> Any:
+    """The numba module when its parallel thread pool is running, else None."""
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    if parallel is None or not getattr(parallel, "_is_initialized", False):
+        return None
+    return sys.modules["numba"]

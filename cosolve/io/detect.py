@@ -105,8 +105,9 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
     and its lines are all ``u v [w]``; else orlib or rail.
     """
     raw_head = read_bytes(path, limit=_SNIFF_BYTES)
-    if raw_head.startswith(b"PK\x03\x04"):  # a zip archive: the only one cosolve reads is a jigsaw .npz
-        return "jigsaw"
+    for fmt in ALL_FORMATS.values():
+        if fmt.magic and raw_head.startswith(fmt.magic):
+            return fmt.name
     lines = raw_head.decode("utf-8", errors="replace").splitlines()
     if len(raw_head) == _SNIFF_BYTES:
         lines = lines[:-1]  # the last line may be cut

@@ -30,9 +30,9 @@ class Format:
     kind itself when several kinds share the format (an MPS file is a set cover when it is one),
     else a file needs ``--problem``; ``extensions``: file name endings that imply it (before an
     optional ``.gz``); ``writer``: ``"module:function"`` called as ``function(problem, path)``, with
-    ``suffix`` the ending of the files it writes; ``either``: for a format told apart only by
-    reading the whole file, the formats it may turn out to be (then it is not listed for
-    ``--format``).
+    ``suffix`` the ending of the files it writes; ``magic``: the bytes its files start with, when
+    that tells it; ``either``: for a format told apart only by reading the whole file, the formats
+    it may turn out to be (then it is not listed for ``--format``).
     """
 
     name: str
@@ -42,6 +42,7 @@ class Format:
     extensions: tuple[str, ...] = ()
     writer: str | None = None
     suffix: str = ""
+    magic: bytes = b""
     either: tuple[str, ...] = ()
 
     def read(self, path: str | os.PathLike, problem: str | None) -> Problem:
@@ -113,6 +114,7 @@ _ALL = (
         extensions=(".npz",),
         writer="cosolve.io.jigsawfile:write_jigsaw",
         suffix=".npz",
+        magic=b"PK\x03\x04",  # a zip archive: the only one cosolve reads is a jigsaw .npz
     ),
     Format(
         "numbers",

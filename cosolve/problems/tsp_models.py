@@ -73,6 +73,10 @@ def dfj_model(tsp: TSP) -> ExactModel:
         return []
 
     class SubtourElimination(Conshdlr):
+        stop: Callable[[], bool] = staticmethod(lambda: False)  # the solve's deadline, once watched
+        separated = 0  # separation rounds run on fractional points
+        skipped = 0  # separation rounds skipped because the deadline had passed
+
         def _values(self, solution=None) -> np.ndarray:
             return np.array([self.model.getSolVal(solution, v) for v in x])
 
@@ -86,9 +90,10 @@ def dfj_model(tsp: TSP) -> ExactModel:
             return {"result": SCIP_RESULT.FEASIBLE if count == 1 else SCIP_RESULT.INFEASIBLE}
 
         def conssepalp(self, constraints, nusefulconss):
-            stop = (self.model.data or {}).get("stop")
-            if stop is not None and stop():  # let SCIP reach its own time-limit check
+            if self.stop():  # let SCIP reach its own time-limit check
+                self.skipped += 1
                 return {"result": SCIP_RESULT.DIDNOTRUN}
+            self.separated += 1
             sets = violated_sets(self._values())
             self._add_cuts(sets)
             return {"result": SCIP_RESULT.CONSADDED if sets else SCIP_RESULT.DIDNOTFIND}

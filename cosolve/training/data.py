@@ -67,8 +67,10 @@ class FixedInstances(TrainingData):
         return [self.instances[train[i]] for i in sorted(picked.tolist())]
 
     def describe(self) -> str:
-        held = len(self.instances) - len(self._train or self.instances)
         where = f" from {self.source}" if self.source else ""
+        if self._train is None:  # trained on all of them
+            return f"{len(self.instances)} {self.kind} instances{where}"
+        held = len(self.instances) - len(self._train)
         return f"{len(self.instances)} {self.kind} instances{where} ({held} held out for validation)"
 
 

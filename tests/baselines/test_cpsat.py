@@ -42,11 +42,12 @@ def test_fractional_costs_use_the_problems_objective(helpers):
     assert result.objective == problem.evaluate(result.solution).objective
 
 
-def test_several_workers_and_a_large_seed(helpers):
+def test_several_workers_and_a_large_seed(helpers, capfd):
     problem = helpers.tiny_integer_mip()
-    result = Solver("cpsat", time_limit=30, threads=2, seed=2**40 + 3).solve(problem)
+    result = Solver("cpsat", time_limit=30, threads=2, seed=2**40 + 3, log=True).solve(problem)
     assert result.status is Status.OPTIMAL and result.objective == pytest.approx(24.0)
-    assert result.threads == 2
+    log = capfd.readouterr().err
+    assert "num_workers: 2" in log and f"random_seed: {(2**40 + 3) % (2**31 - 1)}" in log
 
 
 def test_infeasible_mip_is_proven_infeasible(helpers):

@@ -12,6 +12,7 @@ from cosolve import Solver, Status, Termination, UsageError
 from cosolve.baselines.greedy import Greedy
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import Outcome, SolveContext
+from cosolve.core.registry import methods
 from cosolve.core.result import Trace
 from cosolve.core.solver import termination
 from cosolve.io import read
@@ -56,7 +57,7 @@ def assert_clean(result, problem):
 
 
 def test_greedy_is_registered_for_the_six_families():
-    assert Greedy.problems == frozenset(KINDS)
+    assert methods()["greedy"] is Greedy and Greedy.problems == frozenset(KINDS)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -106,13 +107,16 @@ def test_maxcut_start_depends_on_the_seed_and_is_reproducible():
     assert np.array_equal(a.solution, b.solution)
 
 
-def test_maxclique_option_is_validated_and_more_starts_never_hurt():
-    problem = MaximumClique(60, random_edges(60, 0.3, 1))
+def test_maxclique_option_is_validated_and_more_starts_find_what_one_misses():
+    # the highest-degree node is the hub of a star (its cliques have 2 nodes); a 6-clique hides elsewhere
+    star = [(0, leaf) for leaf in range(1, 21)]
+    planted = [(u, v) for u in range(30, 36) for v in range(u + 1, 36)]
+    problem = MaximumClique(40, np.array(star + planted))
     with pytest.raises(UsageError, match="clique_starts"):
         Solver("greedy", clique_starts=0).solve(problem)
     one = Solver("greedy", clique_starts=1).solve(problem)
-    many = Solver("greedy", clique_starts=60).solve(problem)
-    assert one.objective <= many.objective
+    many = Solver("greedy", clique_starts=40).solve(problem)
+    assert one.objective == 2 and many.objective == 6
 
 
 def run_method(problem, time_limit=math.inf, *, interrupt_at_first_offer=False, interrupt_now=False):

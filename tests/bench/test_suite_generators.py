@@ -2,8 +2,11 @@
 
 import sqlite3
 
+import numpy as np
+
 from cosolve.bench.store import Store
 from cosolve.bench.suite import load_suite, resolve_instances
+from cosolve.generators.distributions import sample_graph
 from cosolve.io import read
 
 SUITE = """
@@ -28,8 +31,10 @@ def test_a_distribution_with_count_gives_consecutive_seeds(tmp_path):
     path.write_text(SUITE)
     instances = resolve_instances(load_suite(path), tmp_path / "out")
     assert [i.name for i in instances] == ["ba-small-7", "ba-small-8", "ba-small-9"]
-    graph = read(instances[0].path, problem="maxcut")
-    assert 200 <= graph.n <= 300 and instances[0].problem == "maxcut"
+    for k, instance in enumerate(instances):  # each file holds the graph of its seed
+        graph = read(instance.path, problem="maxcut")
+        assert instance.problem == "maxcut" and 200 <= graph.n <= 300
+        assert np.array_equal(graph.edges, sample_graph("ba-small", 7 + k, "maxcut").edges)
 
 
 def test_an_old_results_database_gains_the_setup_time_column(tmp_path):

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,9 +99,12 @@ def test_output_is_not_touched_when_the_input_is_bad(tmp_path):
 
 
 def test_scip_start_does_not_import_torch():
-    code = "import sys, cosolve.cli.main as m, cosolve.core.registry as r; r.methods(); print('torch' in sys.modules)"
+    code = (
+        "import sys; from cosolve.cli.main import main; "
+        f"main(['solve', {str(SCP41)!r}, '--method', 'scip', '--time', '1', '--json']); print('torch' in sys.modules)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.stdout.strip() == "False", proc.stderr
+    assert '"status": "optimal"' in proc.stdout and proc.stdout.strip().endswith("False"), proc.stderr
 
 
 def test_export_writes_a_model_that_reads_back(tmp_path):
@@ -111,6 +115,7 @@ def test_export_writes_a_model_that_reads_back(tmp_path):
 
     back, original = cs.read(out), cs.read(SCP41)
     assert back.kind == "setcover" and back.sizes() == original.sizes()
+    assert np.array_equal(back.costs, original.costs) and (back.matrix != original.matrix).nnz == 0
 
 
 @pytest.mark.slow
@@ -170,10 +175,12 @@ def test_info_on_a_graph_needs_no_problem_and_names_the_format():
     assert data["format"] == "dimacs" and data["nodes"] == 50 and data["problem"].startswith("any of mis, maxcut")
 
 
-def test_an_option_below_its_minimum_fails_before_reading():
-    graph = ROOT / "instances" / "graphs" / "er50_p0.1_s1.col"
-    proc = cosolve("solve", graph, "-p", "maxclique", "-m", "greedy", "--set", "clique_starts=0")
-    assert proc.returncode == 2 and "must be at least 1" in proc.stderr and proc.stdout == ""
+def test_an_option_below_its_minimum_fails_before_reading(tmp_path):
+    broken = tmp_path / "broken.col"
+    broken.write_text("p edge 3 1\ne 1 oops\n")  # reading it would fail too: the option's error must come first
+    proc = cosolve("solve", broken, "-p", "maxclique", "-m", "greedy", "--set", "clique_starts=0")
+    assert proc.returncode == 2 and "must be at least 1" in proc.stderr and "broken.col" not in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_unsupported_problem_fails_before_any_output():
@@ -210,9 +217,13 @@ def test_plot_of_a_jigsaw_shows_before_and_after(tmp_path):
     import numpy as np
 
     from cosolve.cli.plots import plot_solution
-    from cosolve.problems.jigsaw import cut
+    from cosolve.problems.jigsaw import cut, draw_reassembly
 
     problem = cut(np.linspace(0, 1, 24 * 24).reshape(24, 24), 3, seed=1)
     picture = tmp_path / "jigsaw.png"
     plot_solution(problem, problem.truth, str(picture))
     assert picture.read_bytes()[:4] == b"\x89PNG"
+    figure = draw_reassembly(problem, problem.truth)
+    shuffled, reassembled = figure.axes
+    assert shuffled.get_title().startswith("shuffled") and reassembled.get_title().startswith("reassembled")
+    assert reassembled.get_title().endswith(f"{problem.discontinuity(problem.truth):.3g}")

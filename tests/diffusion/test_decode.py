@@ -30,6 +30,11 @@ def test_independent_sets_and_cliques_are_maximal_and_follow_the_marginals():
     for v in np.flatnonzero(x == 0):  # every unselected node has a selected neighbour
         assert x[a.indices[a.indptr[v] : a.indptr[v + 1]]].any()
     assert x[np.argmax(p)] == 1  # the most likely node is always taken
+    expected = np.zeros(problem.n, np.int8)  # greedy by marginal: most likely first, while independent
+    for v in np.argsort(-p, kind="stable"):
+        if not expected[a.indices[a.indptr[v] : a.indptr[v + 1]]].any():
+            expected[v] = 1
+    assert np.array_equal(x, expected)
     clique_problem = erdos_renyi(30, 0.5, problem="maxclique", seed=5)
     (c,) = decode(clique_problem, p[None, :])
     dense = clique_problem.adjacency.toarray()

@@ -41,14 +41,26 @@ def test_rlsa_finds_the_optimum_of_tiny_graphs(kind, seed):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_cam_returns_feasible_solutions_and_best_of_rounds(kind, checkpoints):
+def test_cam_returns_feasible_solutions_and_best_of_rounds(kind, checkpoints, monkeypatch):
+    import cosolve.diffusion.inference as inference
+
     problem = erdos_renyi(10, 0.35, problem=kind, seed=2, weighted=kind == "maxcut")
-    result = Solver("cam", time_limit=30, rounds=4, chains=8, checkpoint=checkpoints[kind]).solve(problem)
+    solver = Solver("cam", time_limit=30, rounds=4, chains=8, checkpoint=checkpoints[kind])
+    solver.prepare(problem)  # the warm-up decodes too: not recorded
+    decode_best, rounds = inference.decode_best, []
+
+    def recording(batch, marginals):
+        found = decode_best(batch, marginals)
+        if len(marginals) == 8:  # a round of 8 chains (not the one-chain timing probe)
+            rounds.append(found[0][1])
+        return found
+
+    monkeypatch.setattr(inference, "decode_best", recording)
+    result = solver.solve(problem)
     assert problem.evaluate(result.solution).feasible
     assert result.termination is Termination.COMPLETED and result.setup_time > 0
     assert result.stats == {"chains": 8, "steps_per_round": 6, "rounds": 4, "steps": 24}
-    values = [p.objective for p in result.trace]
-    assert values == sorted(values, reverse=problem.sense.value == "minimize")  # only improvements are recorded
+    assert len(rounds) == 4 and result.objective == (max(rounds) if problem.sense.value == "maximize" else min(rounds))
 
 
 @pytest.mark.parametrize("method", ["cam", "rlsa"])

@@ -67,3 +67,7 @@ def test_stop_returns_the_best_bound_so_far():
     lag = lagrangian_bound(p.costs, p.matrix, p.csc, upper=1e3, iterations=10_000, stop=lambda: calls.append(1) or len(calls) > 2)
     assert lag.iterations <= 100
     assert lag.bound <= lp_bound(p) + 1e-6
+    unstopped = lagrangian_bound(p.costs, p.matrix, p.csc, upper=1e3, iterations=lag.iterations)
+    assert lag.bound == unstopped.bound  # the best of the iterations it ran, as a run of that length finds
+    first = lagrangian_bound(p.costs, p.matrix, p.csc, upper=1e3, iterations=1)
+    assert lag.bound >= first.bound

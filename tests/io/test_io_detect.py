@@ -148,13 +148,37 @@ def test_bad_solution_file(tmp_path):
         read_solution(g, path)
 
 
-def test_write_is_atomic(tmp_path):
+def test_write_is_atomic(tmp_path, monkeypatch):
+    import builtins
+
+    import cosolve.io.solution
+
     sc = random_setcover(6, 10, nnz=30, seed=0)
     path = tmp_path / "keep.sol"
     path.write_text("precious\n")
     with pytest.raises(InputError):
         write_solution(sc, np.ones(3), path)  # wrong shape: nothing written
     assert path.read_text() == "precious\n"
+
+    class HalfWritten:  # a disk that fills up halfway through the file
+        def __init__(self, file):
+            self.file = file
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            self.file.write(data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cosolve.io.solution, "open", lambda p, mode: HalfWritten(builtins.open(p, mode)), raising=False)  # noqa: SIM115
+    with pytest.raises(InputError, match="No space left on device"):
+        write_solution(sc, np.ones(10, dtype=np.int8), path)
+    assert path.read_text() == "precious\n" and sorted(p.name for p in tmp_path.iterdir()) == ["keep.sol"]
+    monkeypatch.undo()
     write_solution(sc, np.ones(10, dtype=np.int8), path)
     assert path.read_text().startswith("# cosolve")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.sol"]  # no temporary left behind

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cosolve import Solver
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
 from cosolve.generators.graphs import erdos_renyi
@@ -64,6 +65,8 @@ def test_graph_models_read_back(tmp_path, kind):
     assert isinstance(back, MIP)
     assert back.sense is g.sense
     assert back.integrality.all()
+    best = Solver("scip", time_limit=30).solve(g).objective  # the model read back has the same optimum
+    assert Solver("scip", time_limit=30).solve(back).objective == pytest.approx(best)
 
 
 def test_tsp_compact_model_reads_back(tmp_path):
@@ -73,6 +76,7 @@ def test_tsp_compact_model_reads_back(tmp_path):
     back = read(path)
     assert isinstance(back, MIP) and back.n == 4 * 3 + 4  # arcs y_ij and MTZ u_i
     assert (~back.integrality).sum() == 4
+    assert Solver("scip", time_limit=30).solve(back).objective == pytest.approx(14.0)  # the square's tour
 
 
 def test_mip_round_trip(tmp_path):
@@ -87,6 +91,8 @@ def test_mip_round_trip(tmp_path):
     write_mps(mip, tmp_path / "again.mps")
     again = read(tmp_path / "again.mps")
     assert np.array_equal(again.c, mip.c) and np.allclose(again.matrix.toarray(), mip.matrix.toarray())
+    for field in ("integrality", "lower", "upper", "row_lower", "row_upper"):
+        assert np.array_equal(getattr(again, field), getattr(mip, field)), field
     with pytest.raises(InputError, match="the model is not a set cover: "):
         read(path, problem="setcover")
 
@@ -102,7 +108,12 @@ def test_maximisation_is_kept(tmp_path):
 def test_gzipped_mps_without_gz_name(tmp_path):
     path = tmp_path / "model.bin"
     path.write_bytes(gzip.compress(MPS.encode()))
-    assert isinstance(read(path, format="mps"), MIP)
+    plain = tmp_path / "plain.mps"
+    plain.write_text(MPS)
+    zipped, expected = read(path, format="mps"), read(plain)
+    assert isinstance(zipped, MIP)
+    assert np.array_equal(zipped.c, expected.c) and np.array_equal(zipped.matrix.toarray(), expected.matrix.toarray())
+    assert np.array_equal(zipped.upper, expected.upper) and np.array_equal(zipped.row_lower, expected.row_lower)
 
 
 @pytest.mark.parametrize(

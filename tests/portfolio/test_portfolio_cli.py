@@ -79,7 +79,13 @@ def test_bad_requests_are_one_line_and_exit_2(capsys, args, message):
     assert err.count("\n") == 1 and message in err
 
 
-def test_bad_plot_files_fail_before_running(capsys, tmp_path):
+def test_bad_plot_files_fail_before_running(capsys, tmp_path, monkeypatch):
+    import cosolve.portfolio
+
+    def no_backtest(*args, **kwargs):
+        raise AssertionError("the backtest ran before the plot file was checked")
+
+    monkeypatch.setattr(cosolve.portfolio, "backtest", no_backtest)
     code, _, err = run(capsys, "djia", "--method", "ubah", "--plot", tmp_path / "no" / "w.png")
     assert code == 2 and "does not exist" in err
     code, _, err = run(capsys, "djia", "--method", "ubah", "--plot", tmp_path / "w.xyz")

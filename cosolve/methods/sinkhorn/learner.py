@@ -18,6 +18,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,9 @@ from cosolve.problems.base import Problem
 
 TASKS = ("sorting", "jigsaw")
 TEMPERATURES = ("adaptive", "fixed", "annealed")
+CHECKPOINT_FORMAT = "cosolve-sinkhorn/1"
+#: what a checkpoint keeps of the learner's parameters (the rest shaped training only)
+_KEPT = ("task", "hidden", "temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost")
 
 
 @dataclass
@@ -192,6 +196,42 @@ class PermutationLearner:
         self.steps_done_ = log.steps[-1] if log.steps else 0
         return self
 
+    # ------------------------------------------------------------------ checkpoints
+
+    def save(self, folder: str | Path, meta: dict[str, Any]) -> None:
+        """Write the fitted network to ``folder/model.pt`` with its model card (``meta``: training
+        facts for the card, e.g. the command)."""
+        from cosolve.training.checkpoint import model_card, write_checkpoint
+
+        self._fitted()
+        config = {**{k: getattr(self, k) for k in _KEPT}, "signature": self.signature_, "n": self.n_}
+        meta = {"iterations": self.steps_done_, "trained_seconds": round(self.train_time_, 1), "seed": self.seed,
+                "torch": str(torch.__version__), **meta}  # fmt: skip
+        parameters = sum(p.numel() for p in self.network_.parameters())
+        about = (
+            f"A Gumbel–Sinkhorn permutation network for {self.task} ({self.task_.describe(self.signature_)}), trained "
+            "without labels with an entropy-adaptive temperature (`cosolve.methods.sinkhorn`). Use it with "
+            '`Solver("gumbel-sinkhorn", checkpoint=PATH)` on instances of that size.'
+        )
+        card = model_card(f"Gumbel–Sinkhorn checkpoint: {self.task}", about, config, meta, parameters)
+        write_checkpoint(Path(folder), CHECKPOINT_FORMAT, config, meta, self.network_.state_dict(), card)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PermutationLearner:
+        """A fitted learner from a checkpoint written by :meth:`save` (a file or its folder)."""
+        from cosolve.training.checkpoint import load_weights, read_checkpoint
+
+        path, payload = read_checkpoint(path, CHECKPOINT_FORMAT, "Gumbel-Sinkhorn")
+        config, meta = payload["config"], payload.get("meta", {})
+        learner = cls(**{k: config[k] for k in _KEPT}, seed=meta.get("seed", 0))
+        learner.task_ = tasks()[learner.task]
+        learner.signature_ = _tuples(config["signature"])
+        learner.network_ = learner.task_.network(learner.signature_, learner.hidden)
+        load_weights(learner.network_, payload, path)
+        learner.n_, learner.log_ = config["n"], TrainingLog()
+        learner.train_time_, learner.steps_done_ = meta.get("trained_seconds", 0.0), meta.get("iterations", 0)
+        return learner
+
     # ------------------------------------------------------------------ inference
 
     def _fitted(self) -> None:
@@ -237,6 +277,11 @@ class PermutationLearner:
         if any(t is None for t in truths):
             raise UsageError(f"score needs the true arrangement of every instance; {sum(t is None for t in truths)} have none")
         return {**self.task_.score(self.predict(instances), np.stack(truths)), "count": len(instances)}
+
+
+def _tuples(value: Any) -> Any:
+    """Lists read back from a checkpoint as the tuples a signature is made of."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
 def untrained_score(instances: Sequence[Problem], *, hidden: int = 32, seed: int = 0) -> float:

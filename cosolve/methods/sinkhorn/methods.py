@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from cosolve.core.method import FitContext, Method, Option, Outcome, SolveContext
@@ -42,6 +43,7 @@ OPTIONS: dict[str, Option] = {
     ),
     "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=1e-12),
     "rounds": Option(int, 0, "tsp, jigsaw: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
+    "checkpoint": Option(str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none"),
 }
 
 #: options that shape training only (``fit``); the schedule options above serve both
@@ -79,7 +81,18 @@ class GumbelSinkhorn(Method):
         optimizer = torch.optim.Adam([x], lr=0.1)
         (x * x).sum().backward()
         optimizer.step()
+        if self.config["checkpoint"] and getattr(self, "learner_", None) is None:
+            from cosolve.methods.sinkhorn.learner import PermutationLearner
+            from cosolve.training.checkpoint import resolve_checkpoint
+
+            self.learner_ = PermutationLearner.load(resolve_checkpoint(self.config["checkpoint"], None, ""))
         super().prepare(problem)
+
+    def save(self, folder: str | Path) -> None:
+        learner = getattr(self, "learner_", None)
+        if learner is None:
+            raise UsageError("gumbel-sinkhorn has no fitted network to save: call fit first")
+        learner.save(folder, {"data": getattr(self, "data_", "")})
 
     def fit(self, data: TrainingData, ctx: FitContext) -> GumbelSinkhorn:
         """Train the permutation network on every instance of ``data`` (a fixed set of one size)
@@ -99,6 +112,8 @@ class GumbelSinkhorn(Method):
         )
         ctx.threads_ready()
         self.learner_ = learner.fit(data.instances)
+        self.data_ = data.describe()
+        self.__dict__.pop("_prepared_kinds", None)  # warm up again with the network
         return self
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

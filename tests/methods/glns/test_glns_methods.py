@@ -48,9 +48,12 @@ def test_deadline_is_honoured_and_statistics_are_reported(method, options):
     assert s["iterations"] >= 1 and 0 <= s["improved"] <= s["iterations"]
     assert s["improved_share"] == pytest.approx(s["improved"] / s["iterations"])
     assert r.objective <= s["start_objective"]
-    # the trace never gets worse, and a later point never loses the bound
+    # the trace never gets worse, and once a bound is proven a later point never loses or lowers it
     objectives = [pt.objective for pt in r.trace if pt.objective is not None]
     assert objectives == sorted(objectives, reverse=True)
+    first = next(k for k, pt in enumerate(r.trace) if pt.bound is not None)
+    bounds = [pt.bound for pt in r.trace[first:]]
+    assert None not in bounds and bounds == sorted(bounds)
 
 
 def test_a_mip_that_is_not_a_set_cover_gets_an_error_naming_the_methods_for_it():

@@ -1,7 +1,5 @@
 """GLNS parts: neighbourhoods, sub-MIP repairs, size adaptation and the instability ranking."""
 
-import itertools
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,13 +10,8 @@ from cosolve.methods.glns.instability import extract_region, generate, gradient_
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
 from cosolve.problems import SetCover
-
-
-def random_cover(rng, m, n, density):
-    a = (rng.random((m, n)) < density).astype(np.int8)
-    for i in np.flatnonzero(a.sum(axis=1) == 0):
-        a[i, rng.integers(n)] = 1
-    return SetCover(rng.integers(1, 10, n).astype(float), sp.csr_array(a))
+from tests.heuristics.setcover_cases import random_cover
+from tests.oracles import brute_force_setcover
 
 
 def neighbourhood(p, x, budget, rng, per_row=4):
@@ -32,13 +25,9 @@ def neighbourhood(p, x, budget, rng, per_row=4):
 
 
 def brute_force_sub(sub, costs):
-    best = np.inf
-    for bits in itertools.product([0, 1], repeat=sub.size):
-        y = np.array(bits)
-        hit = [y[sub.sub_idx[sub.sub_ptr[t] : sub.sub_ptr[t + 1]]].any() for t in range(sub.rows.size)]
-        if all(hit):
-            best = min(best, float(costs[sub.free] @ y))
-    return best
+    """The cheapest cover of the subproblem's rows by its free columns."""
+    matrix = sp.csr_array((np.ones(sub.sub_idx.size), sub.sub_idx, sub.sub_ptr), shape=(sub.rows.size, sub.size))
+    return brute_force_setcover(SetCover(np.asarray(costs, float)[sub.free], matrix))
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -192,6 +192,8 @@ def test_methods_agree_with_scip_and_are_feasible():
         for method in ("psga", "ksparse-projection"):
             r = Solver(method, time_limit=5).solve(p)
             assert p.evaluate(r.solution).feasible and r.objective >= scip.objective - 1e-7
+        psga = Solver("psga", time_limit=5).solve(p)
+        assert psga.objective == pytest.approx(scip.objective, abs=1e-7)  # psga reaches SCIP's proven optimum
         if mu == 0:
             r = Solver("ortools-mip", time_limit=30).solve(p)
             assert r.status.value == "optimal" and r.objective == pytest.approx(scip.objective, abs=1e-7)

@@ -72,4 +72,4 @@ def test_cli_json(capsys):
 def test_cli_rejects_bad_k(capsys):
     assert main(["portfolio", "backtest", "djia", "--method", "psga", "--k", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "k" in err
+    assert err.count("\n") == 1 and "k=0" in err and "must be at least 1" in err

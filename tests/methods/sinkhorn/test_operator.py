@@ -1,8 +1,6 @@
 """The Sinkhorn operator against a direct implementation, doubly stochastic outputs, the adaptive
 temperature's range and threshold, Hungarian decoding against brute force, and the metrics."""
 
-import itertools
-
 import numpy as np
 import pytest
 import torch
@@ -17,6 +15,7 @@ from cosolve.methods.sinkhorn.operator import (
     log_sinkhorn,
     normalized_entropy,
 )
+from tests.oracles import brute_force_permutation
 
 
 def direct_sinkhorn(a, iterations):
@@ -84,7 +83,7 @@ def test_adaptive_temperature_range_and_threshold():
     mixed[2] = 1.0 / n
     t = adaptive_temperature(mixed, 1.0, max_boost=0.1)
     assert torch.all(t >= 1.0) and torch.all(t <= 1.1 + 1e-12)
-    assert torch.allclose(t[2], torch.full((n,), 1.05), atol=1e-6) or t[2].min() >= 1.05 - 1e-6
+    assert torch.allclose(t[2], torch.full((n,), 1.05), atol=1e-6)  # row boost 0.1, column boosts 0: their mean
     others = torch.cat([t[:2], t[3:]])
     h_cols = normalized_entropy(mixed, -2)
     assert torch.allclose(others[:, h_cols <= 0.7], torch.ones_like(others[:, h_cols <= 0.7]))
@@ -116,7 +115,7 @@ def test_schedule_variants():
 def test_hungarian_matches_brute_force(seed):
     n = 5
     s = np.random.default_rng(seed).normal(size=(n, n))
-    best = max(itertools.permutations(range(n)), key=lambda p: sum(s[i, p[i]] for i in range(n)))
+    best = brute_force_permutation(n, lambda p: sum(s[i, p[i]] for i in range(n)))
     assert hungarian(s).tolist() == list(best)
     assert hungarian(s[None])[0].tolist() == list(best)
 

@@ -108,7 +108,11 @@ def test_learner_parameters_are_checked_by_fit(params, message):
 def test_solver_fit_then_solve_and_latent_solve_without_fit():
     train, test = random_sequences(6, 256, seed=3), random_sequences(6, 5, seed=4)
     solver = Solver("gumbel-sinkhorn", time_limit=5, steps=150).fit(train)
+    learner, predicted = solver.method_.learner_, []
+    predict = learner.predict
+    learner.predict = lambda instances: predicted.extend(p.name for p in instances) or predict(instances)
     results = [solver.solve(p) for p in test]
+    assert [name for name in predicted if name != "warm-up"] == [p.name for p in test]  # every solve used the network
     assert all(r.solution is not None and sorted(r.solution.tolist()) == list(range(6)) for r in results)
     assert np.mean([r.objective == 0 for r in results]) >= 0.6
     assert all(r.status.value == "optimal" for r in results if r.objective == 0)
@@ -116,3 +120,20 @@ def test_solver_fit_then_solve_and_latent_solve_without_fit():
         solver.solve(Sorting(np.arange(7.0)))
     latent = Solver("gumbel-sinkhorn", time_limit=5, latent_steps=300).solve(test[0])
     assert latent.objective == 0 and latent.status.value == "optimal" and latent.termination.value == "completed"
+
+
+def test_a_fitted_network_saves_and_loads(tmp_path):
+    train, test = random_sequences(5, 64, seed=3), random_sequences(5, 4, seed=4)
+    solver = Solver("gumbel-sinkhorn", steps=20).fit(train, progress=False)
+    solver.save(tmp_path / "net")
+    loaded = Solver("gumbel-sinkhorn", checkpoint=str(tmp_path / "net"))
+    for problem in test:
+        assert np.array_equal(loaded.solve(problem).solution, solver.solve(problem).solution)
+    card = (tmp_path / "net" / "README.md").read_text()
+    assert "Gumbel–Sinkhorn checkpoint: sorting" in card and "64 sorting instances" in card
+    with pytest.raises(UsageError, match="nothing to save yet"):
+        Solver("gumbel-sinkhorn").save(tmp_path / "none")
+    unfitted = Solver("gumbel-sinkhorn", time_limit=1)
+    unfitted.solve(test[0])
+    with pytest.raises(UsageError, match="no fitted network to save"):
+        unfitted.save(tmp_path / "none")
