@@ -54,9 +54,15 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    for module in BUILTIN_MODULES:
+    load_modules(BUILTIN_MODULES, "cosolve.methods")
+
+
+def load_modules(builtin: tuple[str, ...], group: str) -> None:
+    """Import the ``builtin`` modules, the modules installed packages name in the entry-point
+    ``group``, and those of ``COSOLVE_PLUGINS``: what registers methods or problem kinds."""
+    for module in builtin:
         importlib.import_module(module)
-    for ep in entry_points(group="cosolve.methods"):
+    for ep in entry_points(group=group):
         importlib.import_module(ep.value)
     load_plugins()
 

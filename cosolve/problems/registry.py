@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from cosolve.errors import UsageError
@@ -106,13 +105,9 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    for module in BUILTIN_FAMILIES:
-        importlib.import_module(module)
-    for ep in entry_points(group="cosolve.problems"):
-        importlib.import_module(ep.value)
-    from cosolve.core.registry import load_plugins
+    from cosolve.core.registry import load_modules
 
-    load_plugins()
+    load_modules(BUILTIN_FAMILIES, "cosolve.problems")
 
 
 def problem_kinds() -> dict[str, ProblemKind]:
