@@ -1,0 +1,182 @@
+"""The ``tabu`` and ``sa`` baselines: D-Wave's classical QUBO samplers (the optional package
+dwave-samplers, C++) on each graph problem's penalised QUBO, what a practitioner with a QUBO
+toolbox would run.
+
+QUBOs (:func:`graph_qubo`): MIS ``-sum x + 1.02 sum_E x_i x_j``, MaxClique the same on the
+complement graph and MaxCut ``-cut(x)`` are the energies of :mod:`cosolve.diffusion.energies`
+(quadratic already). The dominating-set energy there (``sum x + 2 sum_i prod_{N[i]} (1 - x_j)``)
+is not quadratic, so MDS uses the standard slack formulation: ``sum x + 2 sum_i (1 + s_i -
+sum_{j in N[i]} x_j)^2`` with ``s_i`` in binary (``ceil(log2 |N[i]|)`` bits), zero exactly when
+node i is dominated and its slack counts the extra dominators.
+
+Every sample is repaired to a feasible solution and evaluated by the problem, as the diffusion
+samplers' chains are (:mod:`cosolve.diffusion.decode`: an independent set or clique grown from the
+sample's nodes, a cut polished by 1-flip search, a dominating set completed greedily and pruned).
+
+Budget: the samplers run in calls of at most ``chunk`` seconds until the deadline; the best
+sample of each call is repaired and offered (an anytime trace), and starts the next tabu call.
+``tabu``: ``TabuSampler`` with one read per call and its timeout set to the call's share of the
+time left (the sampler restarts internally within a read). ``sa``: ``SimulatedAnnealingSampler``
+with ``sweeps`` Metropolis sweeps per read on a geometric schedule, reads until the call's time is
+up (its interrupt function is checked between reads). Seeds come from the solve's seed;
+``threads`` is ignored (both samplers are sequential). Install with ``pip install 'cosolve[qubo]'``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.registry import register
+from cosolve.core.result import Termination
+from cosolve.errors import UsageError
+from cosolve.problems.base import Problem
+from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem, MinimumDominatingSet
+
+MISSING = "tabu and sa need the optional package dwave-samplers: pip install 'cosolve[qubo]'"
+#: Penalty per violated domination constraint of the MDS QUBO (a node costs 1)
+MDS_PENALTY = 2.0
+#: Seconds kept back from each call for repairing and offering its best sample
+REPAIR_MARGIN = 0.02
+
+
+def graph_qubo(problem: GraphProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The QUBO ``E(z) = linear @ z + sum_k weights_k z_{rows_k} z_{cols_k}`` (rows < cols) of
+    ``problem`` over ``len(linear) >= n`` binary variables; the first n are the nodes."""
+    if isinstance(problem, MinimumDominatingSet):
+        return _dominating_set_qubo(problem)
+    from cosolve.diffusion.energies import energy_for
+
+    energy = energy_for(problem)  # E = c x + 0.5 x Q x with Q symmetric: the pairs i < j carry Q_ij
+    upper = energy.quadratic.tocoo()
+    keep = upper.row < upper.col
+    return energy.linear.copy(), upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64), upper.data[keep]
+
+
+def _dominating_set_qubo(problem: MinimumDominatingSet) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``sum x + A sum_i (1 + s_i - sum_{j in N[i]} x_j)^2`` with ``s_i = sum_k 2^k y_ik``; the
+    square of ``1 + sum_t c_t v_t`` over binary ``v`` is ``1 + sum_t (c_t^2 + 2 c_t) v_t + sum_{t<u} 2 c_t c_u v_t v_u``."""
+    import scipy.sparse as sp
+
+    n, a = problem.n, MDS_PENALTY
+    closed = sp.csr_array(problem.adjacency + sp.eye_array(n, dtype=np.int8, format="csr"))
+    bits = np.ceil(np.log2(np.diff(closed.indptr))).astype(np.int64)  # slack up to |N[i]| - 1
+    first = n + np.r_[0, np.cumsum(bits)[:-1]]
+    linear = np.zeros(n + int(bits.sum()))
+    linear[:n] = 1.0
+    rows, cols, weights = [], [], []
+    for i in range(n):
+        members = closed.indices[closed.indptr[i] : closed.indptr[i + 1]].astype(np.int64)
+        variables = np.r_[members, first[i] + np.arange(bits[i])]
+        coef = np.r_[-np.ones(len(members)), 2.0 ** np.arange(bits[i])]
+        np.add.at(linear, variables, a * (coef**2 + 2.0 * coef))
+        t, u = np.triu_indices(len(variables), k=1)
+        rows.append(variables[t])
+        cols.append(variables[u])
+        weights.append(2.0 * a * coef[t] * coef[u])
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    return linear, np.minimum(r, c), np.maximum(r, c), np.concatenate(weights)
+
+
+def _bqm(problem: GraphProblem) -> Any:  # -> dimod.BinaryQuadraticModel
+    try:
+        import dimod
+    except ImportError:
+        raise UsageError(MISSING) from None
+    linear, rows, cols, weights = graph_qubo(problem)
+    return dimod.BinaryQuadraticModel.from_numpy_vectors(linear, (rows, cols, weights), 0.0, dimod.BINARY)
+
+
+class _QuboSampler(Method):
+    """Calls of a dwave-samplers sampler until the deadline (see the module doc)."""
+
+    problems: ClassVar[frozenset[str]] = frozenset(GRAPH_PROBLEMS)
+    warm_up: ClassVar[bool] = True
+    options: ClassVar[dict[str, Option]] = {
+        "chunk": Option(float, 1.0, "seconds per sampler call (between incumbent reports and interrupt checks)", minimum=0.01),
+        "calls": Option(int, 0, "stop after this many sampler calls (0 = run until the time limit)", minimum=0),
+    }
+
+    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
+        """The best sample (V,) of one call of about ``seconds``."""
+        raise NotImplementedError
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from cosolve.diffusion.decode import best_of, decode
+
+        deadline, rng, o = ctx.deadline, ctx.rng, ctx.options
+        bqm = _bqm(problem)
+        order = np.array(bqm.variables, dtype=np.int64)  # dimod's variable order: node and slack indices
+        stats: dict[str, Any] = {"variables": len(order), "interactions": int(bqm.num_interactions), "calls": 0}
+        start = None
+        while not deadline.stop_requested:
+            seconds = min(o["chunk"], deadline.remaining() - REPAIR_MARGIN)
+            if seconds <= 0:
+                break
+            raw = self.sample(bqm, seconds, start, int(rng.integers(2**31 - 1)), lambda: deadline.stop_requested)
+            z = np.zeros(len(order))
+            z[order] = raw
+            start = raw
+            solution, value = best_of(problem, decode(problem, z[None, : problem.n]))
+            ctx.trace.offer(solution, value)
+            stats["calls"] += 1
+            if o["calls"] and stats["calls"] >= o["calls"]:
+                return Outcome(Termination.COMPLETED, stats=stats)
+        if ctx.trace.solution is None:  # not even one call fitted: repair a random state
+            solution, value = best_of(problem, decode(problem, rng.random((1, problem.n))))
+            ctx.trace.offer(solution, value)
+        return Outcome(Termination.TIME_LIMIT, stats=stats)
+
+
+@register
+class Tabu(_QuboSampler):
+    """Tabu search on the QUBO (dwave-samplers' ``TabuSampler``, Palubeckis's multistart tabu)."""
+
+    name: ClassVar[str] = "tabu"
+    summary: ClassVar[str] = "tabu search on the problem's QUBO (dwave-samplers TabuSampler, C++), repaired to feasibility"
+
+    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
+        from dwave.samplers import TabuSampler
+
+        initial = None if start is None else np.atleast_2d(start)
+        result = TabuSampler().sample(bqm, num_reads=1, timeout=max(1, int(seconds * 1000)), seed=seed, initial_states=initial)
+        return np.asarray(result.record.sample[np.argmin(result.record.energy)], dtype=np.float64)
+
+
+@register
+class SimulatedAnnealing(_QuboSampler):
+    """Simulated annealing on the QUBO (dwave-samplers' ``SimulatedAnnealingSampler``)."""
+
+    name: ClassVar[str] = "sa"
+    summary: ClassVar[str] = "simulated annealing on the problem's QUBO (dwave-samplers, C++), repaired to feasibility"
+    options: ClassVar[dict[str, Option]] = {
+        **_QuboSampler.options,
+        "sweeps": Option(int, 1000, "Metropolis sweeps per read (geometric temperature schedule)", minimum=1),
+    }
+
+    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
+        import time
+
+        from dwave.samplers import SimulatedAnnealingSampler
+
+        sampler, rng = SimulatedAnnealingSampler(), np.random.default_rng(seed)
+        started = time.perf_counter()
+        ends = started + seconds
+        best, best_energy, reads, batch = None, math.inf, 0, 1
+        while True:  # batches of reads sized to what is left (the sampler allocates every read up front)
+            result = sampler.sample(
+                bqm, num_reads=batch, num_sweeps=self.config["sweeps"], seed=int(rng.integers(2**31 - 1)),
+                interrupt_function=lambda: stop() or time.perf_counter() >= ends,
+            )  # fmt: skip
+            k = int(np.argmin(result.record.energy))
+            if result.record.energy[k] < best_energy:
+                best, best_energy = result.record.sample[k], float(result.record.energy[k])
+            reads += len(result.record)
+            now = time.perf_counter()
+            if now >= ends or stop():
+                return np.asarray(best, dtype=np.float64)
+            per_read = (now - started) / reads
+            batch = int(min(256, max(1, 0.5 * (ends - now) / per_read)))

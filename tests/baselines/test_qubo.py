@@ -1,0 +1,73 @@
+"""The tabu and sa baselines: their QUBOs against the problems, brute-force optima on tiny graphs,
+the deadline, and a clear error without dwave-samplers."""
+
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+from cosolve import Solver, Termination, UsageError
+from cosolve.baselines.qubo import MDS_PENALTY, graph_qubo
+from cosolve.generators.distributions import sample_graph
+from cosolve.generators.graphs import erdos_renyi
+from tests.oracles import all_binary, brute_force_binary
+
+pytest.importorskip("dwave.samplers")
+KINDS = ["mis", "maxclique", "maxcut", "mds"]
+
+
+def qubo_energy(linear, rows, cols, weights):
+    q = np.zeros((len(linear), len(linear)))
+    np.add.at(q, (rows, cols), weights)
+    return lambda z: linear @ z + z @ q @ z
+
+
+@pytest.mark.parametrize("kind", ["mis", "maxclique", "maxcut"])
+def test_the_qubo_is_the_problems_penalised_energy_and_its_minimum_the_optimum(kind):
+    from cosolve.diffusion.energies import energy_for
+
+    problem = erdos_renyi(8, 0.4, problem=kind, seed=3, weighted=kind == "maxcut")
+    energy = qubo_energy(*graph_qubo(problem))
+    states = all_binary(8, np.float64)
+    values = np.array([energy(z) for z in states])
+    np.testing.assert_allclose(values, energy_for(problem).energy(states), atol=1e-9)
+    sign = 1.0 if problem.sense.value == "minimize" else -1.0
+    assert sign * values.min() == pytest.approx(brute_force_binary(problem))  # penalties never pay
+
+
+def test_the_dominating_set_qubo_is_zero_penalty_exactly_on_dominating_sets():
+    problem = erdos_renyi(6, 0.4, problem="mds", seed=1)
+    linear, rows, cols, weights = graph_qubo(problem)
+    energy, n = qubo_energy(linear, rows, cols, weights), problem.n
+    closed = (problem.adjacency.toarray() + np.eye(n)) > 0
+    for x in all_binary(n, np.float64):
+        best = min(energy(np.r_[x, s]) for s in itertools.product((0.0, 1.0), repeat=len(linear) - n))
+        undominated = int((~(closed @ x > 0)).sum())
+        if undominated == 0:  # the slack bits can absorb every extra dominator
+            assert best == pytest.approx(x.sum() - MDS_PENALTY * n)
+        else:
+            assert best >= x.sum() - MDS_PENALTY * n + MDS_PENALTY * undominated - 1e-9
+
+
+@pytest.mark.parametrize("method", ["tabu", "sa"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_tiny_graphs_are_solved_to_the_brute_force_optimum(method, kind):
+    problem = erdos_renyi(10, 0.35, problem=kind, seed=4, weighted=kind == "maxcut")
+    result = Solver(method, time_limit=30, calls=2, chunk=0.2, seed=1).solve(problem)
+    assert result.termination is Termination.COMPLETED and result.stats["calls"] == 2
+    assert problem.evaluate(result.solution).feasible and result.objective == brute_force_binary(problem)
+
+
+@pytest.mark.parametrize("method", ["tabu", "sa"])
+def test_the_deadline_ends_the_calls_with_a_repaired_solution(method):
+    problem = sample_graph("rb-small", 2, "mds")  # the MDS QUBO adds slack bits
+    result = Solver(method, time_limit=0.6, chunk=0.2).solve(problem)
+    assert result.termination is Termination.TIME_LIMIT and problem.evaluate(result.solution).feasible
+    assert result.stats["calls"] >= 2 and result.stats["variables"] > problem.n
+
+
+def test_without_dwave_samplers_the_error_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dimod", None)  # import dimod fails
+    with pytest.raises(UsageError, match=r"pip install 'cosolve\[qubo\]'"):
+        Solver("tabu", time_limit=1).solve(erdos_renyi(5, 0.5, problem="mis", seed=0))
