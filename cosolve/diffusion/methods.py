@@ -1,4 +1,4 @@
-"""The ``cam`` and ``rlsa`` methods: anytime sampling of the flip-rate CTMC, decoded per round.
+"""The ``cam``, ``rlsa`` and ``polish`` methods: anytime sampling of the flip-rate CTMC, decoded per round.
 
 Both run rounds until the deadline: K chains from uniform noise, T tau-leaping steps, decode
 every chain to a feasible solution (:mod:`cosolve.diffusion.decode`), offer the best. Measured
@@ -12,6 +12,10 @@ round cut that way is decoded from the state it reached, so a solution comes bac
   (:func:`cosolve.diffusion.sampler.rlsa_rule`) and its temperature annealed over each round;
   each chain keeps its lowest-energy state, which is decoded. No learning: what ``cam`` adds over
   it is what the training bought.
+
+With ``polish`` > 0 both leave that share of the time limit to a local search from the best
+decoded solution (:mod:`cosolve.diffusion.polish`); ``polish`` is that search alone, from a random
+decoded start (the ablation that says what the sampler adds).
 """
 
 from __future__ import annotations
@@ -35,6 +39,16 @@ if TYPE_CHECKING:
 
 GRAPH_KINDS = frozenset(GRAPH_PROBLEMS)
 
+#: The share of the time limit left to the local search after sampling (cam and rlsa).
+POLISH = Option(
+    float,
+    0.0,
+    "share of the time limit for the local search that polishes the best decoded solution after sampling "
+    "(cosolve.heuristics.graph_polish; 0: none; without a time limit, 20 iterations per node)",
+    minimum=0,
+    below=1,
+)
+
 #: The shipped checkpoint folder (under ``solvers/``) of each problem.
 DEFAULT_CHECKPOINTS = {
     "mis": "cam-mis-rb-small",
@@ -47,14 +61,18 @@ DEFAULT_CHECKPOINTS = {
 def _run_rounds(
     problem: Problem, ctx: SolveContext, make_rule: Any, chains: int, steps: int, *, keep_best: bool, penalty: float | None = None
 ) -> Outcome:
-    """Rounds of ``chains`` chains and ``steps`` steps until the deadline (or ``rounds`` rounds).
+    """Rounds of ``chains`` chains and ``steps`` steps until the deadline (or ``rounds`` rounds),
+    then the polish (the ``polish`` share of the time limit) from the best decoded solution.
 
-    A :class:`~cosolve.diffusion.pacing.Pacer` keeps the deadline: a step starts only if it and
-    the decoding after it fit in the time left; the round it cuts is decoded from the state it
-    reached and ends the solve. The first round is decoded even when no step fits (then from its
-    noise), so there is always a solution. ``Result.stats``: ``chains``, ``steps_per_round``, and
-    the decoded ``rounds`` and denoising ``steps`` taken in all.
+    A :class:`~cosolve.diffusion.pacing.Pacer` keeps the sampler's deadline (the time limit less
+    the polish's share): a step starts only if it and the decoding after it fit in the time
+    left; the round it cuts is decoded from the state it reached and ends the sampling. The first
+    round is decoded even when no step fits (then from its noise), so there is always a solution.
+    ``Result.stats``: ``chains``, ``steps_per_round``, the decoded ``rounds`` and denoising
+    ``steps`` taken in all, and with a polish its ``polish_iterations`` and ``polish_seconds``.
     """
+    import math
+
     from cosolve.diffusion.batch import GraphBatch
     from cosolve.diffusion.inference import decode_best, sample
     from cosolve.diffusion.pacing import Pacer
@@ -63,11 +81,15 @@ def _run_rounds(
     rng = ctx.rng
     rule = make_rule(batch, rng)
     rounds = ctx.options["rounds"]
-    pacer = Pacer(ctx.deadline.remaining)
-    if ctx.deadline.remaining() < float("inf"):
+    share = ctx.options["polish"]
+    budget = ctx.deadline.remaining()
+    reserve = share * budget if math.isfinite(budget) else 0.0
+    pacer = Pacer(lambda: ctx.deadline.remaining() - reserve)
+    if math.isfinite(budget):
         _calibrate(pacer, rule, batch)
     requested = lambda: ctx.deadline.stop_requested  # noqa: E731
     stats = {"chains": chains, "steps_per_round": steps, "rounds": 0, "steps": 0}
+    termination = Termination.COMPLETED
     while True:
         out = sample(rule, batch, chains, steps, rng, stop=pacer.stop_rule(chains, requested), keep_best=keep_best)
         if out.steps or not stats["rounds"]:
@@ -78,9 +100,29 @@ def _run_rounds(
             stats["rounds"] += 1
             stats["steps"] += out.steps
         if out.steps < steps or ctx.deadline.stop_requested:
-            return Outcome(Termination.TIME_LIMIT, stats=stats)
+            termination = Termination.TIME_LIMIT
+            break
         if rounds and stats["rounds"] >= rounds:
-            return Outcome(Termination.COMPLETED, stats=stats)
+            break
+    if share > 0 and not ctx.deadline.stop_requested:
+        return _polish(problem, ctx, ctx.trace.solution, stats)
+    return Outcome(termination, stats=stats)
+
+
+def _polish(problem: Problem, ctx: SolveContext, start: Any, stats: dict[str, Any]) -> Outcome:
+    """Polish ``start`` with the problem's local search until the deadline (without a time
+    limit: ``ITERATIONS_PER_NODE * n`` iterations); each improvement goes to the trace."""
+    import math
+
+    from cosolve.diffusion.polish import ITERATIONS_PER_NODE, local_search, polish
+
+    search = local_search(problem, start, ctx.seed)
+    ctx.trace.offer(search.best)
+    cap = None if math.isfinite(ctx.deadline.remaining()) else ITERATIONS_PER_NODE * problem.n
+    done = polish(search, ctx.deadline.remaining, ctx.trace.offer, iterations=cap, stop=lambda: ctx.deadline.stop_requested)
+    stats.update(polish_iterations=done.iterations, polish_seconds=round(done.seconds, 6))
+    finished = cap is not None and done.iterations >= cap
+    return Outcome(Termination.COMPLETED if finished else Termination.TIME_LIMIT, stats=stats)
 
 
 def _calibrate(pacer: Pacer, rule: FlipRule, batch: GraphBatch) -> None:
@@ -122,6 +164,7 @@ class RLSA(Method):
             minimum=2,
         ),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
+        "polish": POLISH,
     }
 
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
@@ -168,6 +211,7 @@ class CAM(AdjointMethod):
         "chains": Option(int, 16, "K, parallel chains per round", minimum=1),
         "steps": Option(int, None, "T, steps per round; auto: the steps the model was trained with", minimum=1),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
+        "polish": POLISH,
     }
     fit_options: ClassVar[dict[str, Option]] = {
         **adjoint_options(_D, network="GNN", instance="graph"),
@@ -214,3 +258,23 @@ class CAM(AdjointMethod):
 
         o = ctx.options
         return _run_rounds(problem, ctx, make_rule, o["chains"], o["steps"], keep_best=False, penalty=model.config.penalty)
+
+
+@register
+class Polish(Method):
+    """The local search ``cam`` and ``rlsa`` polish with, alone, from a random decoded start."""
+
+    name: ClassVar[str] = "polish"
+    problems: ClassVar[frozenset[str]] = GRAPH_KINDS
+    summary: ClassVar[str] = (
+        "local search alone from a random start: ARW iterated local search (mis, maxclique), "
+        "1-flip tabu search (maxcut), swap search (mds)"
+    )
+    warm_up: ClassVar[bool] = True
+
+    def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        from cosolve.diffusion.decode import decode
+
+        start = decode(problem, ctx.rng.random((1, problem.n)))[0]
+        ctx.trace.offer(start)
+        return _polish(problem, ctx, start, {})

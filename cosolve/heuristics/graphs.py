@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from cosolve.heuristics.heap import heap_fix
 from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
 
 # --------------------------------------------------------------------------- maximum independent set
@@ -192,38 +193,12 @@ def maxcut_one_flip_kernel(
         if not gain[v] > eps:
             break
         x[v] = 1 - x[v]
-        for k in range(indptr[v] - 1, indptr[v + 1]):  # v itself, then its neighbours; one key changes at a time
-            if k < indptr[v]:
-                u = v
-                gain[v] = -gain[v]
-            else:
-                u = indices[k]
-                gain[u] += 2.0 * weights[k] if x[u] == x[v] else -2.0 * weights[k]
-            p = pos[u]
-            while p > 0:  # sift up
-                q = (p - 1) // 2
-                hq = heap[q]
-                if not (gain[u] > gain[hq] or (gain[u] == gain[hq] and u < hq)):
-                    break
-                heap[p] = hq
-                pos[hq] = p
-                p = q
-            while True:  # sift down
-                c = 2 * p + 1
-                if c >= n:
-                    break
-                if c + 1 < n:
-                    h0, h1 = heap[c], heap[c + 1]
-                    if gain[h1] > gain[h0] or (gain[h1] == gain[h0] and h1 < h0):
-                        c += 1
-                hc = heap[c]
-                if not (gain[hc] > gain[u] or (gain[hc] == gain[u] and hc < u)):
-                    break
-                heap[p] = hc
-                pos[hc] = p
-                p = c
-            heap[p] = u
-            pos[u] = p
+        gain[v] = -gain[v]
+        heap_fix(heap, pos, gain, n, v)
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            gain[u] += 2.0 * weights[k] if x[u] == x[v] else -2.0 * weights[k]
+            heap_fix(heap, pos, gain, n, u)
         moves += 1
     return moves
 

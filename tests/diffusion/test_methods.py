@@ -120,3 +120,28 @@ def test_the_shipped_checkpoint_loads_by_default(kind):
     result = solver.solve(problem)
     assert problem.evaluate(result.solution).feasible
     assert solver.method_.model_.source.parent.name == f"cam-{kind}-{'rb' if kind == 'mis' else 'ba'}-small"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_polish_method_finds_the_optimum_of_tiny_graphs(kind):
+    problem = erdos_renyi(12, 0.35, problem=kind, seed=4, weighted=kind == "maxcut")
+    result = Solver("polish", time_limit=None, seed=1).solve(problem)  # 20 iterations per node
+    assert result.termination is Termination.COMPLETED and result.stats["polish_iterations"] == 20 * problem.n
+    assert problem.evaluate(result.solution).feasible
+    assert result.objective == brute_force_binary(problem)
+
+
+@pytest.mark.parametrize("method", ["rlsa", "cam"])
+def test_polish_option_runs_the_local_search_after_sampling(method, checkpoints):
+    problem = sample_graph("ba-small", 5, "maxcut")
+    options = {"checkpoint": checkpoints["maxcut"]} if method == "cam" else {}
+    sampled = Solver(method, time_limit=0.6, seed=0, **options).solve(problem)
+    polished = Solver(method, time_limit=0.6, seed=0, polish=0.5, **options).solve(problem)
+    assert "polish_iterations" not in sampled.stats
+    assert polished.stats["polish_iterations"] > 0 and polished.stats["rounds"] >= 1
+    assert polished.termination is Termination.TIME_LIMIT and problem.evaluate(polished.solution).feasible
+
+
+def test_polish_share_must_leave_time_to_sample():
+    with pytest.raises(UsageError, match="polish"):
+        Solver("rlsa", polish=1.0).validate()

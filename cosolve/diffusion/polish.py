@@ -1,0 +1,96 @@
+"""Polishing a decoded graph solution with the problem's local search, in time-boxed chunks.
+
+The searches are in :mod:`cosolve.heuristics.graph_polish`; :func:`local_search` picks the one
+for a problem, :func:`polish` runs it in chunks of iterations sized from the measured cost of an
+iteration, so that a chunk fits in the time left, and offers each improvement.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, GraphLocalSearch, IndependentSetSearch
+from cosolve.problems.graphs import GraphProblem
+
+#: seconds a chunk of iterations aims at: short enough to keep the deadline, long enough that
+#: the Python between chunks costs nothing
+CHUNK_SECONDS = 0.02
+#: iterations when there is no time limit, per node
+ITERATIONS_PER_NODE = 20
+
+
+def _complement(problem: GraphProblem) -> sp.csr_array:
+    pairs = problem.complement_edges
+    u, v = pairs[:, 0], pairs[:, 1]
+    data = np.ones(2 * len(u), np.int8)
+    return sp.csr_array((data, (np.r_[u, v], np.r_[v, u])), shape=(problem.n, problem.n))
+
+
+def _cut(problem: GraphProblem, start: np.ndarray, seed: int) -> GraphLocalSearch:
+    from cosolve.heuristics.graphs import weighted_adjacency
+
+    return CutTabuSearch(weighted_adjacency(problem.n, problem.edges, problem.weights), start, seed)
+
+
+LOCAL_SEARCHES: dict[str, Callable[[GraphProblem, np.ndarray, int], GraphLocalSearch]] = {
+    "mis": lambda p, start, seed: IndependentSetSearch(p.adjacency, start, seed),
+    "maxclique": lambda p, start, seed: IndependentSetSearch(_complement(p), start, seed),
+    "maxcut": _cut,
+    "mds": lambda p, start, seed: DominatingSetSearch(p.adjacency, start, seed),
+}
+
+
+def local_search(problem: GraphProblem, start: np.ndarray, seed: int) -> GraphLocalSearch:
+    """The polishing search of ``problem`` from the feasible solution ``start`` (n,) 0/1."""
+    return LOCAL_SEARCHES[problem.kind](problem, start, int(seed) % (2**32))
+
+
+@dataclass
+class PolishStats:
+    """``iterations`` run, ``improvements`` (chunks that improved the best), ``seconds`` spent."""
+
+    iterations: int = 0
+    improvements: int = 0
+    seconds: float = 0.0
+
+
+def polish(
+    search: GraphLocalSearch,
+    remaining: Callable[[], float],
+    offer: Callable[[np.ndarray], None],
+    *,
+    iterations: int | None = None,
+    stop: Callable[[], bool] = lambda: False,
+    clock: Callable[[], float] = time.perf_counter,
+    safety: float = 1.5,
+) -> PolishStats:
+    """Run ``search`` until ``remaining()`` (seconds) is spent, ``iterations`` are done (None: no
+    cap) or ``stop()``; ``offer(best)`` sees each improved best solution. A chunk starts only
+    when ``safety`` times its estimated cost fits in the time left."""
+    stats = PolishStats()
+    started = clock()
+    chunk, per_iteration = 8, 0.0
+    while not stop():
+        left = remaining()
+        todo = chunk if iterations is None else min(chunk, iterations - stats.iterations)
+        if per_iteration and left < float("inf"):
+            todo = min(todo, int(left / (safety * per_iteration)))
+        if todo < 1 or left <= 0:
+            break
+        t0 = clock()
+        improved = search.run(todo)
+        seconds = clock() - t0
+        stats.iterations += todo
+        if improved:
+            stats.improvements += 1
+            offer(search.best)
+        measured = max(seconds, 1e-9) / todo
+        per_iteration = measured if not per_iteration else 0.5 * (per_iteration + measured)
+        chunk = max(1, int(CHUNK_SECONDS / per_iteration))
+    stats.seconds = clock() - started
+    return stats

@@ -1,0 +1,152 @@
+"""The polishing local searches: the indexed heap against a sorted list, the searches' invariants
+(tightness, cover counts, gains) after many moves, the brute-force optimum on tiny graphs, and
+results independent of how the iterations are chunked."""
+
+import numpy as np
+import pytest
+
+from cosolve.diffusion.decode import decode
+from cosolve.diffusion.polish import local_search, polish
+from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
+from cosolve.heuristics.graphs import closed_neighborhoods, weighted_adjacency
+from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
+from cosolve.problems import MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet
+from tests.oracles import brute_force_binary
+
+KINDS = {"mis": MaximumIndependentSet, "maxclique": MaximumClique, "maxcut": MaxCut, "mds": MinimumDominatingSet}
+
+
+def random_graph(kind, seed, n=None):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 15)) if n is None else n
+    p = rng.uniform(0.15, 0.6)
+    edges = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < p], dtype=np.int64).reshape(-1, 2)
+    weights = rng.choice([-1.0, 1.0, 2.0, 3.0], len(edges)) if kind == "maxcut" else None
+    return KINDS[kind](n, edges, weights=weights)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_heap_top_is_the_largest_key_after_random_operations(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    key = rng.integers(0, 6, n).astype(np.float64)  # many ties: smaller node first
+    heap, pos = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    size = heap_build(heap, pos, key, np.arange(0, n, 2))
+    inside = set(range(0, n, 2))
+    for _ in range(500):
+        v = int(rng.integers(n))
+        op = rng.integers(3)
+        if op == 0 and v not in inside:
+            size = heap_push(heap, pos, key, size, v)
+            inside.add(v)
+        elif op == 1 and v in inside and len(inside) > 1:
+            size = heap_remove(heap, pos, key, size, v)
+            inside.remove(v)
+        elif v in inside:
+            key[v] = float(rng.integers(0, 6))
+            heap_fix(heap, pos, key, size, v)
+        assert size == len(inside)
+        assert heap[0] == min(inside, key=lambda u: (-key[u], u))
+        assert all(pos[heap[i]] == i for i in range(size))
+        assert all(pos[u] == -1 for u in set(range(n)) - inside)
+
+
+def start_of(problem, seed):
+    return decode(problem, np.random.default_rng(seed).random((1, problem.n)))[0]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("seed", range(8))
+def test_search_reaches_the_brute_force_optimum_of_tiny_graphs(kind, seed):
+    problem = random_graph(kind, seed)
+    search = local_search(problem, start_of(problem, seed), seed)
+    offered = []
+
+    def offer(x):
+        verdict = problem.evaluate(x)
+        assert verdict.feasible, verdict.violation
+        offered.append(verdict.objective)
+
+    polish(search, lambda: float("inf"), offer, iterations=3000)
+    verdict = problem.evaluate(search.best)
+    assert verdict.feasible
+    assert verdict.objective == brute_force_binary(problem)
+    assert all(problem.sense.better(b, a) for a, b in zip(offered, offered[1:], strict=False))  # offers only improve
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_independent_set_state_stays_consistent_through_undone_moves(seed):
+    problem = random_graph("mis", 100 + seed, n=60)
+    search = IndependentSetSearch(problem.adjacency, start_of(problem, seed), seed)
+    for _ in range(20):
+        search.run(50)
+        x = search.in_s.astype(np.int64)
+        np.testing.assert_array_equal(search.tight, problem.adjacency @ x)
+        assert problem.evaluate(search.in_s).feasible
+        assert search.state[0] == x.sum()
+        free = (x == 0) & (search.tight == 0)
+        assert not free.any()  # the current set stays maximal
+    assert search.state[1] == search.best.sum() and problem.evaluate(search.best).feasible
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cut_gains_and_value_stay_exact(seed):
+    problem = random_graph("maxcut", 200 + seed, n=50)
+    weighted = weighted_adjacency(problem.n, problem.edges, problem.weights)
+    search = CutTabuSearch(weighted, start_of(problem, seed), seed, patience=30)  # restarts happen too
+    x = search._arrays[3]
+    for _ in range(20):
+        search.run(40)
+        same = np.equal.outer(x, x)
+        dense = weighted.toarray()
+        expected = (dense * np.where(same, 1.0, -1.0)).sum(axis=1)
+        np.testing.assert_allclose(search.gain, expected)
+        fstate = search._arrays[-2]
+        assert fstate[0] == pytest.approx(problem.cut_value(x))
+        assert fstate[1] == pytest.approx(problem.cut_value(search.best))
+        assert fstate[1] >= fstate[0] - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dominating_set_counts_and_lists_stay_exact(seed):
+    problem = random_graph("mds", 300 + seed, n=50)
+    search = DominatingSetSearch(problem.adjacency, start_of(problem, seed), seed)
+    closed = closed_neighborhoods(problem.adjacency)
+    for _ in range(20):
+        search.run(30)
+        np.testing.assert_array_equal(search.covered, closed @ search.in_d.astype(np.int64))
+        undominated = set(np.flatnonzero(search.covered == 0).tolist())
+        assert set(search.undom[: search.istate[1]].tolist()) == undominated
+        assert set(search.dlist[: search.istate[2]].tolist()) == set(np.flatnonzero(search.in_d).tolist())
+        assert problem.evaluate(search.best).feasible
+        assert search.istate[3] == search.best.sum()
+
+
+def test_dominating_set_search_refuses_a_start_that_does_not_dominate():
+    problem = random_graph("mds", 7, n=10)
+    with pytest.raises(ValueError, match="must dominate"):
+        DominatingSetSearch(problem.adjacency, np.zeros(problem.n, np.int8), 0)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_the_result_does_not_depend_on_the_chunking(kind):
+    problem = random_graph(kind, 11, n=80)
+    start = start_of(problem, 0)
+    whole = local_search(problem, start, 5)
+    whole.run(600)
+    chunked = local_search(problem, start, 5)
+    for _ in range(60):
+        chunked.run(10)
+    np.testing.assert_array_equal(whole.best, chunked.best)
+
+
+def test_polish_keeps_to_its_time_budget_and_counts_iterations():
+    problem = random_graph("maxcut", 3, n=60)
+    search = local_search(problem, start_of(problem, 0), 0)
+    clock = iter(np.arange(0.0, 100.0, 0.001))
+    now = lambda: next(clock)  # noqa: E731  a fake clock: 1 ms per reading
+    end = 0.05
+    stats = polish(search, lambda: end - now(), lambda x: None, clock=now)
+    assert stats.iterations >= 1
+    capped = polish(local_search(problem, start_of(problem, 0), 0), lambda: float("inf"), lambda x: None, iterations=123)
+    assert capped.iterations == 123
