@@ -106,6 +106,8 @@ class Method:
     fit_options: ClassVar[dict[str, Option]] = {}
     #: whether :meth:`prepare` runs a warm-up solve (a method that honours its deadline)
     warm_up: ClassVar[bool] = False
+    #: options that replace the resolved ones in warm-up solves (say, to end a search early)
+    warm_up_options: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.config = resolve_options(self.name, self.declared(), dict(options or {}))

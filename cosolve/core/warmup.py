@@ -30,7 +30,7 @@ def tiny_instance(kind: str) -> Problem | None:
 
 def warm_up(method: Method, kind: str) -> None:
     """Solve a tiny instance of ``kind`` with ``method`` (one round for methods with a
-    ``rounds`` option); the result is discarded.
+    ``rounds`` option, and the method's ``warm_up_options``); the result is discarded.
 
     Each pass has a deadline of :data:`WARM_UP_SECONDS`. Another pass runs (at most
     :data:`WARM_UP_PASSES` in all) when one may have skipped code, and so its numba
@@ -57,6 +57,7 @@ def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> bool:
     options = method.resolve(problem, WARM_UP_SECONDS)
     if "rounds" in options:
         options["rounds"] = 1
+    options.update(method.warm_up_options)
     trace = Trace(problem.sense, deadline.elapsed, lambda x: verdict(problem, x))
     ctx = SolveContext(deadline, trace, seed=0, threads=1, options=options)
     with contextlib.suppress(CosolveError):

@@ -48,6 +48,11 @@ POLISH = Option(
     minimum=0,
     below=1,
 )
+POLISH_ITERATIONS = Option(
+    int, 0, "stop the polish after this many iterations (0: at the time limit; without one, 20 per node)", minimum=0
+)
+#: a warm-up solve compiles the polish without running it to the warm-up's deadline
+POLISH_WARM_UP = {"polish_iterations": 100}
 
 #: The shipped checkpoint folder (under ``solvers/``) of each problem.
 DEFAULT_CHECKPOINTS = {
@@ -110,15 +115,17 @@ def _run_rounds(
 
 
 def _polish(problem: Problem, ctx: SolveContext, start: Any, stats: dict[str, Any]) -> Outcome:
-    """Polish ``start`` with the problem's local search until the deadline (without a time
-    limit: ``ITERATIONS_PER_NODE * n`` iterations); each improvement goes to the trace."""
+    """Polish ``start`` with the problem's local search until the deadline or ``polish_iterations``
+    (without either: ``ITERATIONS_PER_NODE * n`` iterations); each improvement goes to the trace."""
     import math
 
     from cosolve.diffusion.polish import ITERATIONS_PER_NODE, local_search, polish
 
     search = local_search(problem, start, ctx.seed)
     ctx.trace.offer(search.best)
-    cap = None if math.isfinite(ctx.deadline.remaining()) else ITERATIONS_PER_NODE * problem.n
+    cap = ctx.options["polish_iterations"] or (
+        None if math.isfinite(ctx.deadline.remaining()) else ITERATIONS_PER_NODE * problem.n
+    )
     done = polish(search, ctx.deadline.remaining, ctx.trace.offer, iterations=cap, stop=lambda: ctx.deadline.stop_requested)
     stats.update(polish_iterations=done.iterations, polish_seconds=round(done.seconds, 6))
     finished = cap is not None and done.iterations >= cap
@@ -153,6 +160,7 @@ class RLSA(Method):
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = "annealed sampler with RLSA's energy-gradient flip rule (cam without learning)"
     warm_up: ClassVar[bool] = True
+    warm_up_options: ClassVar[dict[str, Any]] = POLISH_WARM_UP
     options: ClassVar[dict[str, Option]] = {
         "chains": Option(int, 32, "K, parallel chains per round", minimum=1),
         "steps": Option(int, 100, "T, annealing steps per round", minimum=1),
@@ -165,6 +173,7 @@ class RLSA(Method):
         ),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
+        "polish_iterations": POLISH_ITERATIONS,
     }
 
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
@@ -202,6 +211,7 @@ class CAM(AdjointMethod):
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (torch)"
     warm_up: ClassVar[bool] = True
+    warm_up_options: ClassVar[dict[str, Any]] = POLISH_WARM_UP
     task: ClassVar[str] = "cosolve.diffusion.cam:CAMTask"
     config_type: ClassVar[type] = CAMConfig
     options: ClassVar[dict[str, Option]] = {
@@ -212,6 +222,7 @@ class CAM(AdjointMethod):
         "steps": Option(int, None, "T, steps per round; auto: the steps the model was trained with", minimum=1),
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
+        "polish_iterations": POLISH_ITERATIONS,
     }
     fit_options: ClassVar[dict[str, Option]] = {
         **adjoint_options(_D, network="GNN", instance="graph"),
@@ -227,14 +238,14 @@ class CAM(AdjointMethod):
         return {"problem": data.kind, "distribution": data.name}
 
     def prepare(self, problem: Problem) -> None:
-        from cosolve.diffusion.cam import load_checkpoint
+        from cosolve.diffusion.numpy_policy import load_numpy_checkpoint
 
         kind = problem.kind
         missing = (
             f"no CAM checkpoint is shipped for {kind}; train one with `cosolve train cam --problem {kind} "
             "--dist DIST --time SECONDS --out DIR` (or `--data FOLDER`) and pass --set checkpoint=DIR"
         )
-        model = self.model_for(self.config["checkpoint"], DEFAULT_CHECKPOINTS.get(kind), missing, load_checkpoint)
+        model = self.model_for(self.config["checkpoint"], DEFAULT_CHECKPOINTS.get(kind), missing, load_numpy_checkpoint)
         if model.config.problem != kind:
             where = "this fitted model" if model.source is None else str(model.source)
             raise UsageError(f"{where}: a cam model for {model.config.problem}, not for {kind}")
@@ -247,14 +258,15 @@ class CAM(AdjointMethod):
         return options
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.diffusion.inference import policy_rule
-        from cosolve.diffusion.policy import GraphTensors
+        from cosolve.diffusion.numpy_policy import NumpyFlipPolicy, NumpyGraph, numpy_rule
 
         self.prepare(problem)
         model = self.model_
+        if not isinstance(model.policy, NumpyFlipPolicy):  # fitted in this process: run it in numpy too
+            model.policy = NumpyFlipPolicy.from_torch(model.policy)
 
         def make_rule(batch, rng):  # called once per solve
-            return policy_rule(model.policy, batch, GraphTensors.from_coupling(batch.coupling))
+            return numpy_rule(model.policy, batch.energy, NumpyGraph.from_coupling(batch.coupling))
 
         o = ctx.options
         return _run_rounds(problem, ctx, make_rule, o["chains"], o["steps"], keep_best=False, penalty=model.config.penalty)
@@ -271,6 +283,8 @@ class Polish(Method):
         "1-flip tabu search (maxcut), swap search (mds)"
     )
     warm_up: ClassVar[bool] = True
+    warm_up_options: ClassVar[dict[str, Any]] = POLISH_WARM_UP
+    options: ClassVar[dict[str, Option]] = {"polish_iterations": POLISH_ITERATIONS}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.diffusion.decode import decode

@@ -22,6 +22,8 @@ from torch import nn
 from torch_geometric.nn import MessagePassing
 from torch_geometric.utils import spmm
 
+from cosolve.diffusion.numpy_policy import normalized_coupling, time_features
+
 NODE_FEATURES = 4  # state, squashed gain, log weighted degree, 1 / sqrt(1 + degree)
 
 
@@ -35,11 +37,7 @@ class GraphTensors:
 
     @classmethod
     def from_coupling(cls, coupling: sp.sparray) -> GraphTensors:
-        a = sp.csr_array(coupling, dtype=np.float64)
-        a.data = np.abs(a.data)
-        degree = np.asarray(a.sum(axis=1)).ravel()
-        scale = 1.0 / np.sqrt(np.maximum(degree, 1e-12))
-        norm = sp.csr_array(sp.diags_array(scale) @ a @ sp.diags_array(scale))
+        norm, static = normalized_coupling(coupling)
         with warnings.catch_warnings():  # "sparse CSR support is in beta"
             warnings.simplefilter("ignore", UserWarning)
             adjacency = torch.sparse_csr_tensor(
@@ -49,16 +47,12 @@ class GraphTensors:
                 size=norm.shape,
                 check_invariants=False,
             )
-        count = np.diff(a.indptr)
-        static = np.stack([np.log1p(degree), 1.0 / np.sqrt(1.0 + count)], axis=1).astype(np.float32)
         return cls(adjacency=adjacency, static=torch.from_numpy(static))
 
 
 def time_embedding(t: float, features: int) -> torch.Tensor:
-    """Sinusoidal features (2 * features,) of the time t in [0, 1]."""
-    freqs = torch.exp(torch.arange(features, dtype=torch.float32) * (-math.log(100.0) / max(features, 1)))
-    angles = 2 * math.pi * t * freqs * 10
-    return torch.cat([torch.sin(angles), torch.cos(angles)])
+    """Sinusoidal features (2 * features,) of the time t in [0, 1] (:func:`time_features`)."""
+    return torch.from_numpy(time_features(t, features))
 
 
 class NormalizedAggregation(MessagePassing):
@@ -112,7 +106,7 @@ class FlipPolicy(nn.Module):
         static = graph.static[:, None, :].expand(n, k, graph.static.shape[1])
         h = self.encoder(torch.cat([(2 * x - 1)[..., None], squashed[..., None], static], dim=-1))
         if self.time is not None:
-            h = h + self.time(self.time_embedding(t))
+            h = h + self.time(self.time_embedding(t).to(h.dtype))
         for layer in self.layers:
             h = layer(h, graph.adjacency)
         return self.head(h).squeeze(-1)

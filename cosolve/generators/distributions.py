@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.generators.graphs import barabasi_albert, erdos_renyi, rb_graph
+from cosolve.generators.graphs import barabasi_albert, erdos_renyi, gset_random, planar_union, rb_graph, toroidal_grid
 from cosolve.problems.base import Problem
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 from cosolve.problems.setcover import SetCover
@@ -60,6 +60,35 @@ def _sized(
         return make(n, parameter, problem=problem, seed=seed)
 
     return draw
+
+
+def frb(seed: int, problem: str) -> GraphProblem:
+    """A planted-solution RB graph like the frb benchmarks (frb30-15 ... frb45-21): n cliques, n
+    uniform in 30..45, of k = round(n^0.8) nodes, p = 0.25; its MIS has exactly n nodes."""
+    rng = np.random.default_rng([seed, 0xF8B])
+    n = int(rng.integers(30, 46))
+    return rb_graph(n, round(n**0.8), 0.25, problem=problem, seed=int(rng.integers(2**31)), planted=True, distinct=True)
+
+
+#: The styles of the gset distribution (Gset's generators, rudy), by ``seed % 4``.
+GSET_STYLES = ("random", "random-signed", "toroidal-signed", "planar")
+#: Its sizes, by ``(seed // 4) % 3``; the random graphs' density at each size (Gset's 6%, 2%, 1%).
+GSET_SIZES = ((800, 0.06), (1000, 0.02), (2000, 0.01))
+_TORI = {800: (50, 16), 1000: (50, 20), 2000: (50, 40)}
+
+
+def gset(seed: int, problem: str) -> GraphProblem:
+    """A MaxCut graph in the style of the Gset benchmarks (rudy): the style is ``GSET_STYLES[seed
+    % 4]`` and the size ``GSET_SIZES[(seed // 4) % 3]``, so seeds 0..11 make each combination once:
+    random graphs with weights 1 or +-1, +-1 toroidal grids, unions of two planar graphs (99%)."""
+    style = GSET_STYLES[seed % 4]
+    n, density = GSET_SIZES[(seed // 4) % 3]
+    if style.startswith("random"):
+        return gset_random(n, density, problem=problem, seed=seed, signed=style.endswith("signed"))
+    if style == "toroidal-signed":
+        rows, cols = _TORI[n]
+        return toroidal_grid(rows, cols, problem=problem, seed=seed)
+    return planar_union(n, 0.99, problem=problem, seed=seed)
 
 
 #: Cost ranges of the balas-ho distribution: unicost, 1..10, 1..100.
@@ -119,6 +148,8 @@ DISTRIBUTIONS: dict[str, Distribution] = {
         Distribution("er-700-800", _sized((700, 800), 0xE7, erdos_renyi, 0.15), _GRAPHS),
         Distribution("ba-small", _sized((200, 300), 0xBA, barabasi_albert, 4), _GRAPHS),
         Distribution("ba-large", _sized((800, 1200), 0xBA, barabasi_albert, 4), _GRAPHS),
+        Distribution("frb", frb, _GRAPHS),
+        Distribution("gset", gset, _GRAPHS),
         Distribution("balas-ho", balas_ho, ("setcover",)),
     )
 }

@@ -324,6 +324,33 @@ register_generator(
 )
 register_generator(
     Generator(
+        "rb_graph",
+        "cosolve.generators.graphs:rb_graph",
+        tuple(GRAPH_PROBLEMS),
+        "model RB graph: cliques, clique_size, p, planted",
+    )
+)
+register_generator(
+    Generator(
+        "gset_random",
+        "cosolve.generators.graphs:gset_random",
+        tuple(GRAPH_PROBLEMS),
+        "Gset-style random graph (exact edge count): n, density, signed",
+    )
+)
+register_generator(
+    Generator("toroidal_grid", "cosolve.generators.graphs:toroidal_grid", tuple(GRAPH_PROBLEMS), "2-D torus: rows, cols, signed")
+)
+register_generator(
+    Generator(
+        "planar_union",
+        "cosolve.generators.graphs:planar_union",
+        tuple(GRAPH_PROBLEMS),
+        "union of two random planar graphs (Gset style): n, density, signed",
+    )
+)
+register_generator(
+    Generator(
         "graph_distribution",
         "cosolve.generators.distributions:sample_graph",
         tuple(GRAPH_PROBLEMS),

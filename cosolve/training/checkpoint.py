@@ -1,8 +1,9 @@
 """Model checkpoints and resumable training state, shared by every method trained with
 :mod:`cosolve.training.adjoint`.
 
-A checkpoint folder holds ``model.pt`` (format tag, hyperparameters, metadata, weights) and the
-model card ``README.md``; during training it also holds ``training.pt``, the state a resumed run
+A checkpoint folder holds ``model.pt`` (format tag, hyperparameters, metadata, weights), the same
+in ``model.npz`` (weights as float32 arrays, the rest as JSON: solving reads it without torch) and
+the model card ``README.md``; during training it also holds ``training.pt``, the state a resumed run
 continues from (weights, optimiser, random generators, clock, best model so far). Shipped
 checkpoints live in the repository's top-level ``solvers/`` folder, which the package reaches as
 ``cosolve.checkpoints`` (a link that wheels include as package data).
@@ -17,6 +18,7 @@ from typing import Any
 from cosolve.errors import InputError, UsageError
 
 MODEL_FILE = "model.pt"
+NUMPY_FILE = "model.npz"
 CARD_FILE = "README.md"
 STATE_FILE = "training.pt"
 
@@ -43,7 +45,7 @@ def resolve_checkpoint(option: str, shipped: str | None, missing: str) -> Path:
 
 
 def write_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta: dict[str, Any], state_dict: dict, card: str) -> None:
-    """Write ``folder/model.pt`` and ``folder/README.md``, each atomically."""
+    """Write ``folder/model.pt``, ``folder/model.npz`` and ``folder/README.md``, each atomically."""
     import torch
 
     from cosolve.io.solution import atomic_path, atomic_write
@@ -52,7 +54,48 @@ def write_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta: dict[
     payload = {"format": fmt, "config": config, "meta": meta, "state_dict": state_dict}
     with atomic_path(folder / MODEL_FILE) as tmp:
         torch.save(payload, tmp)
+    write_numpy_checkpoint(folder, fmt, config, meta, {k: v.detach().cpu().numpy() for k, v in state_dict.items()})
     atomic_write(folder / CARD_FILE, card)
+
+
+def write_numpy_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta: dict[str, Any], weights: dict) -> None:
+    """Write ``folder/model.npz``: ``weights`` (name -> array) as float32 arrays under ``w/NAME``,
+    and the format tag, config and metadata as JSON strings."""
+    import json
+
+    import numpy as np
+
+    from cosolve.io.solution import atomic_path
+
+    arrays = {f"w/{k}": np.asarray(v, dtype=np.float32) for k, v in weights.items()}
+    header = {"format": fmt, "config": config, "meta": meta}
+    with atomic_path(folder / NUMPY_FILE) as tmp, open(tmp, "wb") as f:
+        np.savez(f, header=np.array(json.dumps(header, default=str)), **arrays)
+
+
+def read_numpy_checkpoint(path: str | Path, fmt: str, what: str) -> tuple[Path, dict[str, Any], dict[str, Any]] | None:
+    """``(file, header, weights)`` of the ``model.npz`` of the checkpoint ``path`` (the
+    ``model.pt``, or its folder), None when there is none (then read the ``model.pt``).
+    ``header`` holds ``format``, ``config`` and ``meta``. Raises :class:`InputError` when the file
+    is unreadable or of another format."""
+    import json
+
+    import numpy as np
+
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    file = folder / NUMPY_FILE
+    if not file.is_file():
+        return None
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            header = json.loads(str(data["header"]))
+            weights = {k[2:]: data[k] for k in data.files if k.startswith("w/")}
+    except Exception as e:
+        raise InputError(f"{file}: not a readable {what} checkpoint ({type(e).__name__}: {str(e).splitlines()[0]})") from None
+    if not isinstance(header, dict) or header.get("format") != fmt:
+        raise InputError(f"{file}: not a {what} checkpoint (expected format {fmt})")
+    return file, header, weights
 
 
 def read_checkpoint(path: str | Path, fmt: str, what: str) -> tuple[Path, dict[str, Any]]:

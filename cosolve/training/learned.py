@@ -71,7 +71,10 @@ class AdjointMethod(Method):
         model = getattr(self, "model_", None)
         if model is None:
             raise UsageError(f"method {self.name} has no model yet: fit it, or solve once to load its checkpoint")
-        save_model(Path(folder), self.make_task(model.config), model.policy, model.meta)
+        policy = model.policy
+        if hasattr(policy, "to_torch"):  # a network run in numpy for inference
+            policy = policy.to_torch(model.config)
+        save_model(Path(folder), self.make_task(model.config), policy, model.meta)
 
     def model_for(self, option: str, shipped: str | None, missing: str, load: Any) -> TrainedModel:
         """The model to solve with: the fitted one, else the checkpoint that the ``checkpoint``

@@ -1,5 +1,8 @@
 """CAM's graph policy checkpoints: round trip and one-line errors for bad files."""
 
+import copy
+
+import numpy as np
 import pytest
 import torch
 
@@ -47,3 +50,65 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
         load_checkpoint(tmp_path / "other.pt")
     with pytest.raises(InputError, match="no such checkpoint"):
         load_checkpoint(tmp_path / "missing.pt")
+
+
+@pytest.mark.parametrize("kind", ["mis", "maxclique", "maxcut", "mds"])
+def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint(kind):
+    from cosolve.diffusion.batch import GraphBatch
+    from cosolve.diffusion.methods import DEFAULT_CHECKPOINTS
+    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy, NumpyGraph, load_numpy_checkpoint
+    from cosolve.diffusion.policy import GraphTensors
+    from cosolve.generators.distributions import sample_graph
+    from cosolve.training.checkpoint import shipped_folder
+
+    folder = shipped_folder() / DEFAULT_CHECKPOINTS[kind]
+    torch_policy, config, meta = load_checkpoint(folder)  # model.pt, through torch
+    numpy_policy, numpy_config, numpy_meta = load_numpy_checkpoint(folder)  # model.npz, no torch
+    assert numpy_config == config and numpy_meta.keys() == meta.keys()
+    batch = GraphBatch([sample_graph("ba-small", 3, kind), sample_graph("rb-small", 4, kind)], penalty=config.penalty)
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, (5, batch.n)).astype(np.int8)
+    gain = batch.energy.flip_gain(x)
+    double = NumpyFlipPolicy.from_torch(torch_policy, dtype=np.float64)
+    torch_double = copy.deepcopy(torch_policy).double()
+    tensors = GraphTensors.from_coupling(batch.coupling)
+    tensors_double = GraphTensors(tensors.adjacency.to(torch.float64), tensors.static.double())
+    for t in (1.0, 0.37, 1 / 16):
+        with torch.no_grad():
+            expected = torch_double(torch.from_numpy(x.T.astype(np.float64)), torch.from_numpy(gain.T), t, tensors_double)
+        got = double(x.T, gain.T, t, NumpyGraph.from_coupling(batch.coupling, dtype=np.float64))
+        np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-5)  # the same function
+        with torch.no_grad():
+            single = torch_policy(
+                torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors
+            )
+        got = numpy_policy(x.T, gain.T, t, NumpyGraph.from_coupling(batch.coupling))
+        scale = float(np.abs(expected.numpy()).max())
+        np.testing.assert_allclose(got, single.numpy(), rtol=0, atol=1e-5 * max(scale, 1.0))  # float32 rounding only
+
+
+def test_numpy_policy_round_trips_through_torch():
+    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy
+
+    torch.manual_seed(3)
+    config = CAMConfig(hidden=8, layers=2, time_features=4)
+    policy = config.policy().eval()
+    back = NumpyFlipPolicy.from_torch(policy).to_torch(config)
+    for name, value in policy.state_dict().items():
+        assert torch.equal(value, back.state_dict()[name])
+
+
+def test_solving_with_a_saved_model_imports_no_torch(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from cosolve import Solver\n"
+        "from cosolve.generators.distributions import sample_graph\n"
+        "r = Solver('cam', problem='mis', time_limit=0.2).solve(sample_graph('rb-small', 1, 'mis'))\n"
+        "assert r.objective > 0\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

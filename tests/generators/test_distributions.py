@@ -56,3 +56,30 @@ def test_balas_ho_set_covers_are_valid_and_reproducible():
     assert (a.matrix != b.matrix).nnz == 0 and np.array_equal(a.costs, b.costs)
     assert 50 <= a.n_rows <= 200 and a.n_cols >= 5 * a.n_rows
     assert (a.matrix.sum(axis=1) >= 1).all()  # every row can be covered
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_planted_rb_graph_has_an_independent_set_of_one_node_per_clique(seed):
+    import networkx as nx
+
+    g = rb_graph(6, 3, 0.6, seed=seed, planted=True, distinct=True)
+    graph = nx.Graph()
+    graph.add_nodes_from(range(g.n))
+    graph.add_edges_from(map(tuple, g.edges))
+    clique, size = nx.max_weight_clique(nx.complement(graph), weight=None)
+    assert size == 6  # at most one node per clique, and the planted set reaches it
+    plain = rb_graph(6, 3, 0.6, seed=seed)
+    assert len(plain.edges) > 0
+
+
+def test_gset_styles_have_the_edge_counts_of_their_models():
+    from cosolve.generators.distributions import gset
+    from cosolve.generators.graphs import gset_random, planar_union, toroidal_grid
+
+    g = gset_random(60, 0.1, problem="maxcut", seed=1, signed=True)
+    assert len(g.edges) == round(0.1 * 60 * 59 / 2) and set(np.unique(g.weights)) == {-1.0, 1.0}
+    t = toroidal_grid(5, 7, problem="maxcut", seed=2)
+    assert len(t.edges) == 2 * 35 and np.all(np.bincount(t.edges.ravel(), minlength=35) == 4)
+    p = planar_union(80, 0.99, problem="maxcut", seed=3)
+    assert len(p.edges) <= 2 * (3 * 80 - 6) and np.all(p.weights == 1)
+    assert [gset(s, "maxcut").n for s in range(12)] == [800] * 4 + [1000] * 4 + [2000] * 4

@@ -1,0 +1,146 @@
+"""The CAM flip policy's forward pass in numpy (float32): what ``cam`` solves with, so that a solve
+with a saved model imports no torch.
+
+The network is :class:`cosolve.diffusion.policy.FlipPolicy` (see there for the architecture); its
+weights come from the ``model.npz`` beside a checkpoint's ``model.pt``
+(:func:`cosolve.training.checkpoint.read_numpy_checkpoint`) or from a torch policy in memory
+(:meth:`NumpyFlipPolicy.from_torch`). The graph normalisation and the time features are defined
+here once and the torch policy uses them too.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+LAYER_NORM_EPS = 1e-5  # torch.nn.LayerNorm's default
+
+
+def normalized_coupling(coupling: sp.sparray) -> tuple[sp.csr_array, np.ndarray]:
+    """The policy's view of a graph: ``|W|`` normalised as ``D^-1/2 |W| D^-1/2`` (N x N, CSR
+    float64) and the static node features (N, 2) float32: log(1 + weighted degree) and
+    1 / sqrt(1 + degree)."""
+    a = sp.csr_array(coupling, dtype=np.float64)
+    a.data = np.abs(a.data)
+    degree = np.asarray(a.sum(axis=1)).ravel()
+    scale = 1.0 / np.sqrt(np.maximum(degree, 1e-12))
+    norm = sp.csr_array(sp.diags_array(scale) @ a @ sp.diags_array(scale))
+    count = np.diff(a.indptr)
+    static = np.stack([np.log1p(degree), 1.0 / np.sqrt(1.0 + count)], axis=1).astype(np.float32)
+    return norm, static
+
+
+def time_features(t: float, features: int) -> np.ndarray:
+    """Sinusoidal features (2 * features,) float32 of the time t in [0, 1]."""
+    freqs = np.exp(np.arange(features, dtype=np.float32) * np.float32(-math.log(100.0) / max(features, 1)))
+    angles = np.float32(2 * math.pi * t * 10) * freqs
+    return np.concatenate([np.sin(angles), np.cos(angles)]).astype(np.float32)
+
+
+@dataclass
+class NumpyGraph:
+    """A graph batch as the numpy policy reads it: normalised ``adjacency`` (CSR float32) and
+    ``static`` node features (N, 2)."""
+
+    adjacency: sp.csr_array
+    static: np.ndarray
+
+    @classmethod
+    def from_coupling(cls, coupling: sp.sparray, *, dtype: type = np.float32) -> NumpyGraph:
+        norm, static = normalized_coupling(coupling)
+        return cls(sp.csr_array(norm, dtype=dtype), static)
+
+
+def _linear(h: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
+    return h @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+
+
+def _layer_norm(h: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    mean = h.mean(axis=-1, keepdims=True)
+    centred = h - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    return centred / np.sqrt(var + h.dtype.type(LAYER_NORM_EPS)) * weight + bias
+
+
+class NumpyFlipPolicy:
+    """Flip logits (N, K) of states and gains (N, K) at time t, from the weights of a
+    :class:`~cosolve.diffusion.policy.FlipPolicy` (``weights``: its state dict as arrays),
+    computed in ``dtype`` (float32, as torch runs it; float64 to check it against torch in double)."""
+
+    def __init__(self, weights: dict[str, np.ndarray], *, layers: int, time_features: int, dtype: type = np.float32) -> None:
+        self.dtype = np.dtype(dtype)
+        self.weights = {k: np.ascontiguousarray(v, dtype=self.dtype) for k, v in weights.items()}
+        self.layers = int(layers)
+        self.time_features = int(time_features)
+
+    @classmethod
+    def from_torch(cls, policy: Any, *, dtype: type = np.float32) -> NumpyFlipPolicy:
+        """The same network as the torch ``policy`` (a FlipPolicy)."""
+        weights = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
+        return cls(weights, layers=len(policy.layers), time_features=policy.time_features, dtype=dtype)
+
+    def to_torch(self, config: Any) -> Any:
+        """A torch FlipPolicy (eval mode) of ``config``'s dimensions with these weights."""
+        import torch
+
+        policy = config.policy()
+        policy.load_state_dict({k: torch.from_numpy(v.astype(np.float32)) for k, v in self.weights.items()})
+        return policy.eval()
+
+    def __call__(self, x: np.ndarray, gain: np.ndarray, t: float, graph: NumpyGraph) -> np.ndarray:
+        w, dtype = self.weights, self.dtype
+        n, k = x.shape
+        x = x.astype(dtype)
+        gain = gain.astype(dtype)
+        squashed = np.sign(gain) * np.log1p(np.abs(gain))
+        static = np.broadcast_to(graph.static.astype(dtype)[:, None, :], (n, k, graph.static.shape[1]))
+        features = np.concatenate([(2 * x - 1)[..., None], squashed[..., None], static], axis=-1)
+        h = _linear(features, w, "encoder")
+        if self.time_features:
+            h = h + _linear(time_features(t, self.time_features).astype(dtype), w, "time")
+        hidden = h.shape[-1]
+        for i in range(self.layers):
+            p = f"layers.{i}"
+            agg = (graph.adjacency @ h.reshape(n, k * hidden)).astype(dtype, copy=False).reshape(n, k, hidden)
+            m = np.maximum(_linear(np.concatenate([h, agg], axis=-1), w, f"{p}.mlp.0"), 0)
+            h = _layer_norm(h + _linear(m, w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
+        return _linear(h, w, "head")[..., 0]
+
+
+def numpy_rule(policy: NumpyFlipPolicy, energy: Any, graph: NumpyGraph) -> Any:
+    """The flip rule ``p = sigmoid(f(G, x_t, t))`` (see :mod:`cosolve.diffusion.sampler`) of a
+    numpy policy on a graph batch whose energy is ``energy`` (for the flip gains)."""
+
+    def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
+        logits = policy(x.T, energy.flip_gain(x).T, t, graph)
+        return (0.5 * (1.0 + np.tanh(0.5 * logits.astype(np.float64)))).T
+
+    return rule
+
+
+def load_numpy_checkpoint(path: Any) -> tuple[NumpyFlipPolicy, Any, dict[str, Any]]:
+    """Policy, :class:`~cosolve.diffusion.config.CAMConfig` and meta of the CAM checkpoint ``path``
+    (a ``model.pt`` or its folder): from its ``model.npz`` without torch, or else (a checkpoint
+    written before there were ``model.npz`` files) from ``model.pt`` through torch."""
+    from cosolve.diffusion.config import CAMConfig
+    from cosolve.training.checkpoint import read_numpy_checkpoint
+
+    found = read_numpy_checkpoint(path, CAMConfig.checkpoint_format, CAMConfig.what)
+    if found is None:
+        from cosolve.diffusion.cam import load_checkpoint
+
+        torch_policy, config, meta = load_checkpoint(path)
+        return NumpyFlipPolicy.from_torch(torch_policy), config, meta
+    file, header, weights = found
+    config = CAMConfig.from_dict(header["config"])
+    policy = NumpyFlipPolicy(weights, layers=config.layers, time_features=config.time_features)
+    expected = {"encoder.weight", "head.weight", *(f"layers.{i}.norm.weight" for i in range(config.layers))}
+    if not expected <= set(weights) or weights["encoder.weight"].shape[0] != config.hidden:
+        from cosolve.errors import InputError
+
+        raise InputError(f"{file}: weights do not match the stored configuration")
+    return policy, config, header.get("meta", {})
