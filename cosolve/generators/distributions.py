@@ -62,12 +62,18 @@ def _sized(
     return draw
 
 
+def frb_parameters(seed: int) -> tuple[int, int, int]:
+    """``(cliques, clique_size, graph_seed)`` of the frb graph of ``seed``; its MIS has ``cliques`` nodes."""
+    rng = np.random.default_rng([seed, 0xF8B])
+    n = int(rng.integers(30, 46))
+    return n, round(n**0.8), int(rng.integers(2**31))
+
+
 def frb(seed: int, problem: str) -> GraphProblem:
     """A planted-solution RB graph like the frb benchmarks (frb30-15 ... frb45-21): n cliques, n
     uniform in 30..45, of k = round(n^0.8) nodes, p = 0.25; its MIS has exactly n nodes."""
-    rng = np.random.default_rng([seed, 0xF8B])
-    n = int(rng.integers(30, 46))
-    return rb_graph(n, round(n**0.8), 0.25, problem=problem, seed=int(rng.integers(2**31)), planted=True, distinct=True)
+    n, k, graph_seed = frb_parameters(seed)
+    return rb_graph(n, k, 0.25, problem=problem, seed=graph_seed, planted=True, distinct=True)
 
 
 #: The styles of the gset distribution (Gset's generators, rudy), by ``seed % 4``.

@@ -1,0 +1,69 @@
+"""Best-known values of the graph-peers suite (issue 25), with where each comes from.
+
+    python bench/graph_references.py [LONG_RUN_FOLDER ...] > bench/results/graph-peers/references.csv
+
+Sources, best first: ``planted`` (frb graphs: the MIS has exactly one node per clique, by
+construction), ``proven:scip`` / ``proven:cpsat`` (optimal within 60 s in bench/results/cam-reference),
+then the best objective of any finished job in the LONG_RUN_FOLDERs (``best-of:METHOD@SECONDS``:
+long runs of the strongest methods). A value is only ever replaced by a better one, so a proven
+optimum is never replaced. Instances without any stay out (the table then uses the best of its own
+run and says so).
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+from cosolve.bench.store import Store
+from cosolve.generators.distributions import frb_parameters
+
+HERE = Path(__file__).parent
+SUITE_SETS = {  # instance set -> (distribution, problem, count), as in bench/graph_peers.toml
+    "rb-small-mis": ("rb-small", "mis", 10),
+    "rb-large-mis": ("rb-large", "mis", 5),
+    "er-700-800-mis": ("er-700-800", "mis", 5),
+    "frb-mis": ("frb", "mis", 6),
+    "ba-small-maxcut": ("ba-small", "maxcut", 10),
+    "ba-large-maxcut": ("ba-large", "maxcut", 5),
+    "gset-maxcut": ("gset", "maxcut", 12),
+    "rb-small-maxclique": ("rb-small", "maxclique", 5),
+    "ba-small-mds": ("ba-small", "mds", 5),
+}
+MAXIMIZE = {"mis", "maxcut", "maxclique"}
+
+
+def main(long_runs: list[str]) -> None:
+    wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in SUITE_SETS.values() for seed in range(count)}
+    best: dict[tuple[str, str], tuple[float, str, bool]] = {}
+
+    def offer(key: tuple[str, str], value: float, source: str, proven: bool) -> None:
+        if key not in wanted:
+            return
+        old = best.get(key)
+        if old is not None and (old[2] or value == old[0]):
+            return
+        if old is None or (value > old[0] if key[1] in MAXIMIZE else value < old[0]):
+            best[key] = (value, source, proven)
+
+    for dist, problem, count in SUITE_SETS.values():
+        if dist == "frb":
+            for seed in range(count):
+                offer((f"frb-{seed}", problem), float(frb_parameters(seed)[0]), "planted", True)
+    with open(HERE / "results" / "cam-reference" / "references.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            if row["proven"] == "True":
+                offer((row["instance"], row["problem"]), float(row["value"]), f"proven:{row['source']}", True)
+    for folder in long_runs:
+        for row in Store(folder).rows():
+            if row["status"] == "done" and row["objective"] is not None:
+                offer((row["instance"], row["problem"]), row["objective"], f"best-of:{row['method']}@{row['budget']:g}s", False)
+    writer = csv.writer(sys.stdout)
+    writer.writerow(["instance", "problem", "value", "source", "proven"])
+    for (instance, problem), (value, source, proven) in sorted(best.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        writer.writerow([instance, problem, value, source, proven])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
