@@ -34,6 +34,7 @@ class CAMBatch:
 
     graphs: GraphBatch
     tensors: GraphTensors
+    base: Any = None  # base(gain, t) -> logits (K, N) of a residual policy
 
 
 class CAMTask(AdjointTask):
@@ -45,13 +46,13 @@ class CAMTask(AdjointTask):
 
     def collate(self, items: list[Any]) -> CAMBatch:
         graphs = GraphBatch(items, penalty=self.config.penalty)
-        return CAMBatch(graphs, GraphTensors.from_coupling(graphs.coupling))
+        return CAMBatch(graphs, GraphTensors.from_coupling(graphs.coupling), self.config.base_logits(graphs))
 
     def start(self, batch: CAMBatch, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         return uniform_start(self.config.chains, batch.graphs.n, rng), 1.0
 
     def logits(self, model: nn.Module, batch: CAMBatch, x: np.ndarray, t: float) -> torch.Tensor:
-        return graph_logits(model, batch.graphs, batch.tensors, x, t)
+        return graph_logits(model, batch.graphs, batch.tensors, x, t, batch.base)
 
     def gradient(self, batch: CAMBatch, x: np.ndarray) -> np.ndarray:
         return batch.graphs.energy.grad(x)
@@ -63,7 +64,8 @@ class CAMTask(AdjointTask):
         """Sample the held-out graphs (one batch) with ``policy`` and decode them."""
         c = self.config
         rng = np.random.default_rng(0)
-        out = sample(policy_rule(policy, batch.graphs, batch.tensors), batch.graphs, c.validation_chains, c.steps, rng)
+        rule = policy_rule(policy, batch.graphs, batch.tensors, batch.base)
+        out = sample(rule, batch.graphs, c.validation_chains, c.steps, rng)
         values = [value for _, value in decode_best(batch.graphs, out.marginal)]
         return Validation(objective=float(np.mean(values)), energy=float(batch.graphs.graph_energies(out.final).mean()))
 

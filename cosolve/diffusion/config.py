@@ -15,7 +15,9 @@ class CAMConfig(AdjointConfig):
     training batch (per process), the energy's constraint ``penalty`` (None: the problem's
     default), ``validation_graphs`` drawn from a distribution (or the most a fixed set gives up)
     and ``validation_chains`` each. ``distribution`` names the distribution it was trained on
-    ("" for a fixed set of instances)."""
+    ("" for a fixed set of instances). ``base`` = "rlsa" makes the policy residual: its logits are
+    added to RLSA's regularised logits (:meth:`base_logits`), so the untrained policy samples
+    like RLSA with a fixed k, and training learns corrections to it."""
 
     policy_class: ClassVar[str] = "cosolve.diffusion.policy:FlipPolicy"
     what: ClassVar[str] = "CAM"
@@ -29,6 +31,30 @@ class CAMConfig(AdjointConfig):
     penalty: float | None = None
     validation_graphs: int = 32
     validation_chains: int = 8
+    base: str = ""
+
+    def policy(self) -> Any:
+        """A freshly initialised policy; with ``base`` its head starts at zero (it adds nothing)."""
+        from cosolve.diffusion.policy import FlipPolicy
+
+        return FlipPolicy(
+            hidden=self.hidden,
+            layers=self.layers,
+            time_features=self.time_features,
+            initial_flip=self.initial_flip,
+            residual=bool(self.base),
+        )
+
+    def base_logits(self, batch: Any) -> Any:
+        """``base(gain, t) -> logits`` (K, N) that the policy's output is added to on the graph
+        batch ``batch`` (None without ``base``): RLSA's regularised logits with its problem's
+        temperature and the middle k of its regulariser range."""
+        if not self.base:
+            return None
+        from cosolve.diffusion.sampler import rlsa_base, rlsa_defaults
+
+        tau, d = rlsa_defaults(self.problem)
+        return rlsa_base(batch.offsets, k=(2 + d) // 2, tau=tau)
 
     @classmethod
     def upgrade(cls, data: dict[str, Any]) -> dict[str, Any]:

@@ -19,13 +19,17 @@ if TYPE_CHECKING:
     from cosolve.diffusion.policy import FlipPolicy, GraphTensors
 
 
-def graph_logits(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, x: np.ndarray, t: float):  # -> torch.Tensor
+def graph_logits(
+    policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, x: np.ndarray, t: float, base: Any = None
+):  # -> torch.Tensor
     """Flip logits (N, K) of ``policy`` at states ``x`` (K, N) and time ``t``: its inputs are the
-    states and their flip gains, node-major."""
+    states and their flip gains, node-major, and for a residual policy the logits ``base(gain, t)``
+    (K, N) it adds to."""
     import torch
 
     gain = batch.energy.flip_gain(x)
-    return policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors)
+    extra = None if base is None else torch.from_numpy(base(gain, t).T.astype(np.float32))
+    return policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors, extra)
 
 
 def logit_rule(logits: Callable[[np.ndarray, float], Any]) -> FlipRule:
@@ -40,9 +44,9 @@ def logit_rule(logits: Callable[[np.ndarray, float], Any]) -> FlipRule:
     return rule
 
 
-def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors) -> FlipRule:
+def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, base: Any = None) -> FlipRule:
     """The flip rule ``p = sigmoid(f_theta(G, x_t, t))`` of a trained graph policy."""
-    return logit_rule(lambda x, t: graph_logits(policy, batch, tensors, x, t))
+    return logit_rule(lambda x, t: graph_logits(policy, batch, tensors, x, t, base))
 
 
 def decode_best(batch: GraphBatch, marginals: np.ndarray) -> list[tuple[np.ndarray, float]]:

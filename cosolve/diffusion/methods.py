@@ -177,12 +177,14 @@ class RLSA(Method):
     }
 
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
+        from cosolve.diffusion.sampler import rlsa_defaults
+
         options = super().resolve(problem, time_limit)
-        cut = problem.kind == "maxcut"
+        tau, d = rlsa_defaults(problem.kind)
         if options["tau"] is None:
-            options["tau"] = 5.0 if cut else 0.01
+            options["tau"] = tau
         if options["d"] is None:
-            options["d"] = 20 if cut else 5
+            options["d"] = d
         return options
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
@@ -232,6 +234,12 @@ class CAM(AdjointMethod):
             int, _D.validation_graphs, "held-out graphs: from a distribution, or at most from files", minimum=1
         ),
         "validation_chains": Option(int, _D.validation_chains, "chains per held-out graph", minimum=1),
+        "base": Option(
+            str,
+            _D.base,
+            "rlsa: the network's logits are added to RLSA's (a residual policy: untrained, it samples like rlsa)",
+            choices=("", "rlsa"),
+        ),
     }
 
     def data_fields(self, data: Any) -> dict[str, Any]:
@@ -266,7 +274,8 @@ class CAM(AdjointMethod):
             model.policy = NumpyFlipPolicy.from_torch(model.policy)
 
         def make_rule(batch, rng):  # called once per solve
-            return numpy_rule(model.policy, batch.energy, NumpyGraph.from_coupling(batch.coupling))
+            base = model.config.base_logits(batch)
+            return numpy_rule(model.policy, batch.energy, NumpyGraph.from_coupling(batch.coupling), base)
 
         o = ctx.options
         return _run_rounds(problem, ctx, make_rule, o["chains"], o["steps"], keep_best=False, penalty=model.config.penalty)

@@ -91,7 +91,9 @@ class NumpyFlipPolicy:
         policy.load_state_dict({k: torch.from_numpy(v.astype(np.float32)) for k, v in self.weights.items()})
         return policy.eval()
 
-    def __call__(self, x: np.ndarray, gain: np.ndarray, t: float, graph: NumpyGraph) -> np.ndarray:
+    def __call__(
+        self, x: np.ndarray, gain: np.ndarray, t: float, graph: NumpyGraph, base: np.ndarray | None = None
+    ) -> np.ndarray:
         w, dtype = self.weights, self.dtype
         n, k = x.shape
         x = x.astype(dtype)
@@ -108,15 +110,18 @@ class NumpyFlipPolicy:
             agg = (graph.adjacency @ h.reshape(n, k * hidden)).astype(dtype, copy=False).reshape(n, k, hidden)
             m = np.maximum(_linear(np.concatenate([h, agg], axis=-1), w, f"{p}.mlp.0"), 0)
             h = _layer_norm(h + _linear(m, w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
-        return _linear(h, w, "head")[..., 0]
+        out = _linear(h, w, "head")[..., 0]
+        return out if base is None else out + base.astype(dtype)
 
 
-def numpy_rule(policy: NumpyFlipPolicy, energy: Any, graph: NumpyGraph) -> Any:
+def numpy_rule(policy: NumpyFlipPolicy, energy: Any, graph: NumpyGraph, base: Any = None) -> Any:
     """The flip rule ``p = sigmoid(f(G, x_t, t))`` (see :mod:`cosolve.diffusion.sampler`) of a
-    numpy policy on a graph batch whose energy is ``energy`` (for the flip gains)."""
+    numpy policy on a graph batch whose energy is ``energy`` (for the flip gains); ``base(gain,
+    t)`` gives the logits (K, N) a residual policy adds to."""
 
     def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
-        logits = policy(x.T, energy.flip_gain(x).T, t, graph)
+        gain = energy.flip_gain(x)
+        logits = policy(x.T, gain.T, t, graph, None if base is None else base(gain, t).T)
         return (0.5 * (1.0 + np.tanh(0.5 * logits.astype(np.float64)))).T
 
     return rule

@@ -83,24 +83,32 @@ class _Layer(nn.Module):
 
 
 class FlipPolicy(nn.Module):
-    """Flip logits ``f_theta(G, x_t, t)``: (N, K) from states and gains (N, K). ``initial_flip``
+    """Flip logits ``f_theta(G, x_t, t)``: (N, K) from states and gains (N, K), plus ``base``
+    logits (N, K) when given (a ``residual`` policy, whose head starts at zero). ``initial_flip``
     sets the flip probability of the untrained policy (0.5: the usual random initialisation)."""
 
-    def __init__(self, *, hidden: int = 32, layers: int = 3, time_features: int = 8, initial_flip: float = 0.5) -> None:
+    def __init__(
+        self, *, hidden: int = 32, layers: int = 3, time_features: int = 8, initial_flip: float = 0.5, residual: bool = False
+    ) -> None:
         super().__init__()
         self.hidden, self.time_features = hidden, time_features
         self.encoder = nn.Linear(NODE_FEATURES, hidden)
         self.time = nn.Linear(2 * time_features, hidden) if time_features else None
         self.layers = nn.ModuleList(_Layer(hidden) for _ in range(layers))
         self.head = nn.Linear(hidden, 1)
-        if initial_flip != 0.5:  # start near a flip probability of initial_flip everywhere
+        if residual:  # added to a base rule's logits: start by adding nothing
+            nn.init.zeros_(self.head.weight)
+            nn.init.zeros_(self.head.bias)
+        elif initial_flip != 0.5:  # start near a flip probability of initial_flip everywhere
             nn.init.zeros_(self.head.weight)
             nn.init.constant_(self.head.bias, math.log(initial_flip / (1 - initial_flip)))
 
     def time_embedding(self, t: float) -> torch.Tensor:
         return time_embedding(t, self.time_features)
 
-    def forward(self, x: torch.Tensor, gain: torch.Tensor, t: float, graph: GraphTensors) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, gain: torch.Tensor, t: float, graph: GraphTensors, base: torch.Tensor | None = None
+    ) -> torch.Tensor:
         n, k = x.shape
         squashed = torch.sign(gain) * torch.log1p(gain.abs())
         static = graph.static[:, None, :].expand(n, k, graph.static.shape[1])
@@ -109,4 +117,5 @@ class FlipPolicy(nn.Module):
             h = h + self.time(self.time_embedding(t).to(h.dtype))
         for layer in self.layers:
             h = layer(h, graph.adjacency)
-        return self.head(h).squeeze(-1)
+        out = self.head(h).squeeze(-1)
+        return out if base is None else out + base

@@ -8,6 +8,7 @@ energy-gradient rule of RLSA (:func:`rlsa_rule`). States are (K, N) int8 arrays,
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -71,6 +72,26 @@ def rollout(
     return Rollout(final=x, marginal=marginal, steps=taken, states=states)
 
 
+def rlsa_defaults(kind: str) -> tuple[float, int]:
+    """RLSA's initial temperature ``tau`` and regulariser range ``d`` for a problem kind."""
+    return (5.0, 20) if kind == "maxcut" else (0.01, 5)
+
+
+def regularised_logits(gain: np.ndarray, offsets: np.ndarray, k: int, temperature: float) -> np.ndarray:
+    """RLSA's flip logits (K, N): ``(delta_i - delta_(k)) / temperature`` with the improvement of
+    flipping i ``delta_i = -gain_i / 2`` (``gain`` the energy change of each flip, (K, N)) and
+    ``delta_(k)`` the k-th largest delta of i's chain within i's graph (graph b holds nodes
+    ``offsets[b]:offsets[b + 1]``)."""
+    delta = -0.5 * gain
+    out = np.empty_like(delta)
+    for a, b in itertools.pairwise(offsets):
+        part = delta[:, a:b]
+        kk = min(int(k), b - a)
+        kth = -np.partition(-part, kk - 1, axis=1)[:, kk - 1 : kk]
+        out[:, a:b] = (part - kth) / max(temperature, 1e-12)
+    return out
+
+
 def rlsa_rule(
     gradient: Callable[[np.ndarray], np.ndarray], steps: int, *, tau: float, d: int, rng: np.random.Generator
 ) -> FlipRule:
@@ -80,18 +101,28 @@ def rlsa_rule(
     gradient), each step draws ``k`` uniform in 2..d and flips i with probability
     ``sigmoid((delta_i - delta_(k)) / tau_s)``, where ``delta_(k)`` is the chain's k-th largest
     delta (the regulariser: about k - 1 nodes are likely to flip per step) and the temperature
-    falls linearly, ``tau_s = tau (1 - s / T)``.
+    falls linearly, ``tau_s = tau (1 - s / T)`` (:func:`regularised_logits`).
     """
     d = max(int(d), 2)
 
     def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
-        delta = (2.0 * x - 1.0) * gradient(x) / 2.0
-        k = min(int(rng.integers(2, d + 1)), x.shape[1])
-        kth = -np.partition(-delta, k - 1, axis=1)[:, k - 1 : k]
-        temperature = max(tau * (1.0 - step / steps), 1e-12)
-        return _sigmoid((delta - kth) / temperature)
+        gain = (1.0 - 2.0 * x) * gradient(x)
+        k = int(rng.integers(2, d + 1))
+        temperature = tau * (1.0 - step / steps)
+        return _sigmoid(regularised_logits(gain, np.array([0, x.shape[1]]), k, temperature))
 
     return rule
+
+
+def rlsa_base(offsets: np.ndarray, *, k: int, tau: float, clip: float = 10.0) -> Callable[[np.ndarray, float], np.ndarray]:
+    """RLSA's logits as a function ``base(gain, t)`` of the flip gains (K, N) and the time t: a
+    fixed ``k``, the temperature ``tau * t`` (t = 1 - s / T), clipped to +-``clip``. A residual
+    policy adds its output to them, so that the untrained policy samples like RLSA."""
+
+    def base(gain: np.ndarray, t: float) -> np.ndarray:
+        return np.clip(regularised_logits(gain, offsets, k, tau * t), -clip, clip)
+
+    return base
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

@@ -7,11 +7,15 @@ Each returns ``GRAPH_PROBLEMS[problem](n, edges, weights=..., name=...)`` with n
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from cosolve.errors import InputError
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def from_networkx(graph: nx.Graph, problem: str = "mis", *, weights: np.ndarray | None = None, name: str = "") -> GraphProblem:
@@ -34,6 +38,8 @@ def erdos_renyi(n: int, p: float, *, problem: str = "mis", seed: int = 0, weight
     """G(n, p): each of the n(n-1)/2 node pairs is an edge with probability ``p``."""
     if n < 1 or not 0 <= p <= 1:
         raise InputError(f"erdos_renyi needs n >= 1 and 0 <= p <= 1, got n={n}, p={p}")
+    import networkx as nx  # imported here: the CLI's start-up does not pay for it
+
     g = nx.gnp_random_graph(n, p, seed=seed)
     return from_networkx(g, problem, weights=_weights(g.number_of_edges(), weighted, seed + 1), name=f"er{n}_p{p:g}_s{seed}")
 
@@ -42,6 +48,8 @@ def barabasi_albert(n: int, m: int, *, problem: str = "mis", seed: int = 0, weig
     """Preferential attachment: each new node links to ``m`` existing nodes (1 <= m < n)."""
     if not 1 <= m < n:
         raise InputError(f"barabasi_albert needs 1 <= m < n, got n={n}, m={m}")
+    import networkx as nx
+
     g = nx.barabasi_albert_graph(n, m, seed=seed)
     return from_networkx(g, problem, weights=_weights(g.number_of_edges(), weighted, seed + 1), name=f"ba{n}_m{m}_s{seed}")
 
