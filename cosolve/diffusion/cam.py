@@ -17,8 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from cosolve.core.result import Sense
 from cosolve.diffusion.batch import GraphBatch
 from cosolve.diffusion.config import CAMConfig
+from cosolve.diffusion.decode import decode
 from cosolve.diffusion.inference import decode_best, graph_logits, policy_rule, sample
 from cosolve.diffusion.policy import FlipPolicy, GraphTensors
 from cosolve.diffusion.sampler import uniform_start
@@ -59,6 +61,18 @@ class CAMTask(AdjointTask):
 
     def energy(self, batch: CAMBatch, x: np.ndarray) -> float:
         return float(batch.graphs.graph_energies(x).mean())
+
+    def chain_scores(self, batch: CAMBatch, final: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each chain's final state decoded to a feasible solution and scored by its objective
+        (negated for minimisation) per graph: (K, B); the graph of each node (N,)."""
+        graphs = batch.graphs
+        scores = np.empty((final.shape[0], len(graphs)))
+        sign = 1.0 if self.sense is Sense.MAXIMIZE else -1.0
+        for b, (problem, part) in enumerate(zip(graphs.problems, graphs.split(final), strict=True)):
+            solutions = decode(problem, part.astype(np.float64))
+            scores[:, b] = [sign * problem.evaluate(x).objective for x in solutions]
+        owner = np.repeat(np.arange(len(graphs)), np.diff(graphs.offsets))
+        return scores, owner
 
     def validate(self, policy: nn.Module, batch: CAMBatch) -> Validation:
         """Sample the held-out graphs (one batch) with ``policy`` and decode them."""

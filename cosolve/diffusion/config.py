@@ -17,7 +17,8 @@ class CAMConfig(AdjointConfig):
     and ``validation_chains`` each. ``distribution`` names the distribution it was trained on
     ("" for a fixed set of instances). ``base`` = "rlsa" makes the policy residual: its logits are
     added to RLSA's regularised logits (:meth:`base_logits`), so the untrained policy samples
-    like RLSA with a fixed k, and training learns corrections to it."""
+    like RLSA with a fixed k, and training learns corrections to it; ``base_clip`` bounds those
+    logits (RLSA's are nearly +-infinity at low temperature, where the loss has no gradient)."""
 
     policy_class: ClassVar[str] = "cosolve.diffusion.policy:FlipPolicy"
     what: ClassVar[str] = "CAM"
@@ -32,6 +33,7 @@ class CAMConfig(AdjointConfig):
     validation_graphs: int = 32
     validation_chains: int = 8
     base: str = ""
+    base_clip: float = 5.0
 
     def policy(self) -> Any:
         """A freshly initialised policy; with ``base`` its head starts at zero (it adds nothing)."""
@@ -54,7 +56,7 @@ class CAMConfig(AdjointConfig):
         from cosolve.diffusion.sampler import rlsa_base, rlsa_defaults
 
         tau, d = rlsa_defaults(self.problem)
-        return rlsa_base(batch.offsets, k=(2 + d) // 2, tau=tau)
+        return rlsa_base(batch.offsets, k=(2 + d) // 2, tau=tau, clip=self.base_clip)
 
     @classmethod
     def upgrade(cls, data: dict[str, Any]) -> dict[str, Any]:

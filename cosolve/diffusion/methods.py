@@ -240,6 +240,7 @@ class CAM(AdjointMethod):
             "rlsa: the network's logits are added to RLSA's (a residual policy: untrained, it samples like rlsa)",
             choices=("", "rlsa"),
         ),
+        "base_clip": Option(float, _D.base_clip, "bound on the base logits of a residual policy", minimum=0.1),
     }
 
     def data_fields(self, data: Any) -> dict[str, Any]:

@@ -10,7 +10,8 @@ chains start, the energy); :func:`train` runs the loop, the same for every task:
 2. **adjoint targets**: at the terminal state ``x_T`` (or, with ``clips = C``, at the last state of
    each of C equal segments of the path) take the energy gradient ``g = dE/dx``; the target of
    node i at snapshot t is ``a_{t,i} = (2 x_{t,i} - 1) g_i``, positive when flipping i moves it
-   toward lower terminal energy;
+   toward lower terminal energy; with ``compare`` > 0, plus ``compare`` times the comparative
+   target of :func:`comparative_targets` (the chains ranked by the task's ``chain_scores``);
 3. **regression**: on a random minibatch of ``snapshots`` of the T steps, minimise
    ``mean[-p a + tau (p log p + (1 - p) log(1 - p))]`` with ``p = sigmoid(f_theta(x_t, t))``, whose
    per-node optimum is ``p = sigmoid(a / tau)``; ``tau`` falls linearly from ``tau_start`` to
@@ -66,6 +67,23 @@ def adjoint_targets(
         for t in range(first, ends[c]):
             targets[t] = (2.0 * states[t] - 1.0) * g
     return targets
+
+
+def comparative_targets(states: list[np.ndarray], final: np.ndarray, advantage: np.ndarray) -> np.ndarray:
+    """Targets (T, K, N) that favour the paths of the better chains: ``advantage`` (K, N) (each
+    node's chain's standardised advantage over the other chains on its instance) times +1 where
+    flipping node i at step t moves it toward its final value, -1 where it moves it away. Added to
+    the adjoint targets with weight ``compare``, they push the policy toward what the better
+    chains did and away from what the worse ones did, which the terminal gradient alone cannot
+    (every maximal independent set is a local minimum of the energy)."""
+    return np.stack([advantage * np.where(x != final, 1.0, -1.0) for x in states])
+
+
+def chain_advantages(scores: np.ndarray) -> np.ndarray:
+    """Standardised advantages (K, B) of chain scores (K, B) (higher is better) within each
+    instance b: ``(s - mean) / (std + 1e-9)`` over the K chains; 0 where every chain scored alike."""
+    centred = scores - scores.mean(axis=0, keepdims=True)
+    return centred / (scores.std(axis=0, keepdims=True) + 1e-9)
 
 
 def matching_loss(logits: torch.Tensor, target: torch.Tensor, tau: float) -> torch.Tensor:
@@ -131,6 +149,11 @@ class AdjointTask(ABC):
     def energy(self, batch: Any, x: np.ndarray) -> float:
         """The mean energy of states ``x`` (K, N), reported as the training energy."""
 
+    def chain_scores(self, batch: Any, final: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores (K, B) of each chain's final state on each instance of the batch, higher
+        better, and the instance of each node (N,): what ``compare`` > 0 ranks chains by."""
+        raise UsageError(f"{type(self).__name__} cannot compare chains; train with compare=0")
+
     @abstractmethod
     def validate(self, policy: nn.Module, batch: Any) -> Validation:
         """The policy's score on the held-out batch (seeded: the same policy scores the same)."""
@@ -171,6 +194,9 @@ def _step(
     run = rollout(task.rule(policy, batch), start, c.steps, rng, record=True, start_time=start_time)
     policy.train()
     targets = adjoint_targets(run.states, run.final, lambda x: task.gradient(batch, x), c.clips)
+    if c.compare:
+        scores, owner = task.chain_scores(batch, run.final)
+        targets += c.compare * comparative_targets(run.states, run.final, chain_advantages(scores)[:, owner])
     chosen = rng.choice(c.steps, size=min(c.snapshots, c.steps), replace=False)
     step_times = times(c.steps, start_time)
     optimizer.zero_grad()

@@ -17,7 +17,8 @@ class AdjointConfig:
     """The policy network (``hidden`` units, ``layers``, ``time_features``, ``initial_flip``: the
     flip probability of the untrained policy) and the trainer's settings (``steps`` T and
     ``chains`` K per rollout, ``snapshots`` in the loss, ``clips``, Adam's ``lr``, the entropy
-    weight from ``tau_start`` to ``tau_end``, ``grad_clip``, ``validation_share`` of a fixed set
+    weight from ``tau_start`` to ``tau_end``, ``grad_clip``, ``compare`` (the weight of the
+    targets that compare chains; 0: adjoint targets only), ``validation_share`` of a fixed set
     held out, ``validate_every`` seconds, ``iterations``: 0 for no limit). Subclasses name their
     ``policy_class`` (``"module:Class"``), the ``checkpoint_format`` tag, the fields of their
     batch size (``batch_field``) and validation size (``validation_field``), add their own
@@ -44,6 +45,7 @@ class AdjointConfig:
     tau_start: float = 1.0
     tau_end: float = 0.0
     grad_clip: float = 1.0
+    compare: float = 0.0
     validation_share: float = 0.2
     validate_every: float = 60.0
     iterations: int = 0
@@ -88,6 +90,9 @@ def adjoint_options(defaults: AdjointConfig, *, network: str, instance: str) -> 
         "tau_start": Option(float, d.tau_start, "entropy weight at the start (annealed linearly)", minimum=0),
         "tau_end": Option(float, d.tau_end, "entropy weight at the end of the budget", minimum=0),
         "grad_clip": Option(float, d.grad_clip, "gradient norm clip", minimum=1e-12),
+        "compare": Option(
+            float, d.compare, f"weight of targets favouring the better chains on each {instance} (0: none)", minimum=0
+        ),
         "validation_share": Option(
             float, d.validation_share, f"share of a fixed set of {instance}s held out for validation", minimum=0, below=1.0
         ),

@@ -112,3 +112,28 @@ def test_solving_with_a_saved_model_imports_no_torch(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_untrained_residual_policy_gives_rlsa_logits_and_numpy_agrees():
+    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy, NumpyGraph
+    from cosolve.diffusion.sampler import regularised_logits, rlsa_defaults
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, base="rlsa")
+    task = CAMTask(config)
+    batch = task.collate([erdos_renyi(12, 0.3, seed=1), erdos_renyi(9, 0.4, seed=2)])
+    x = np.random.default_rng(0).integers(0, 2, (3, batch.graphs.n)).astype(np.int8)
+    policy = config.policy()
+    with torch.no_grad():
+        logits = task.logits(policy, batch, x, 0.5).numpy().T
+    gain = batch.graphs.energy.flip_gain(x)
+    tau, d = rlsa_defaults("mis")
+    expected = np.clip(regularised_logits(gain, batch.graphs.offsets, (2 + d) // 2, tau * 0.5), -5, 5)
+    np.testing.assert_allclose(logits, expected, rtol=1e-5, atol=1e-5)
+    torch.manual_seed(1)
+    for p in policy.parameters():  # trained-looking weights: the numpy forward must still agree
+        p.data.normal_(0, 0.3)
+    with torch.no_grad():
+        logits = task.logits(policy, batch, x, 0.5).numpy().T
+    mirror = NumpyFlipPolicy.from_torch(policy)
+    got = mirror(x.T, gain.T, 0.5, NumpyGraph.from_coupling(batch.graphs.coupling), batch.base(gain, 0.5).T).T
+    np.testing.assert_allclose(got, logits, rtol=1e-4, atol=1e-4)

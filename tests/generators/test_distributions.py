@@ -66,7 +66,7 @@ def test_planted_rb_graph_has_an_independent_set_of_one_node_per_clique(seed):
     graph = nx.Graph()
     graph.add_nodes_from(range(g.n))
     graph.add_edges_from(map(tuple, g.edges))
-    clique, size = nx.max_weight_clique(nx.complement(graph), weight=None)
+    _clique, size = nx.max_weight_clique(nx.complement(graph), weight=None)
     assert size == 6  # at most one node per clique, and the planted set reaches it
     plain = rb_graph(6, 3, 0.6, seed=seed)
     assert len(plain.edges) > 0

@@ -137,3 +137,38 @@ def test_fit_needs_a_limit_and_data_of_a_trainable_kind(tmp_path):
         Solver("cam", problem="maxcut", iterations=1).fit(REGULAR, progress=False)
     with pytest.raises(UsageError, match=r"training option.*used by fit only"):
         Solver("cam", hidden=4).solve(REGULAR.sample(0, "mis"))
+
+
+def test_a_residual_policy_trains_saves_and_solves_from_its_checkpoint(tmp_path):
+    solver = Solver("cam", problem="mis", train_time=300, iterations=3, validate_every=0, base="rlsa", **TINY)
+    solver.fit(REGULAR, progress=False)
+    assert solver.method_.training_.iteration == 3
+    solver.save(tmp_path / "residual")
+    graph = erdos_renyi(30, 0.2, seed=5)
+    result = Solver("cam", checkpoint=str(tmp_path / "residual"), time_limit=None, rounds=2).solve(graph)
+    assert graph.evaluate(result.solution).feasible
+    from cosolve.diffusion.numpy_policy import load_numpy_checkpoint
+
+    _policy, config, _ = load_numpy_checkpoint(tmp_path / "residual")
+    assert config.base == "rlsa"
+
+
+def test_comparative_targets_favour_the_paths_of_the_better_chains():
+    from cosolve.training.adjoint import chain_advantages, comparative_targets
+
+    scores = np.array([[3.0, 1.0], [1.0, 1.0]])  # graph 0: chain 0 better; graph 1: a tie
+    advantage = chain_advantages(scores)
+    np.testing.assert_allclose(advantage, [[1.0, 0.0], [-1.0, 0.0]], atol=1e-6)
+    states = [np.array([[0, 1, 0], [0, 1, 0]], np.int8)]
+    final = np.array([[1, 1, 1], [1, 0, 0]], np.int8)
+    per_node = advantage[:, [0, 0, 1]]  # nodes 0, 1 in graph 0; node 2 in graph 1
+    got = comparative_targets(states, final, per_node)[0]
+    # chain 0 (better): flip toward its end state (node 0: +1) and keep what it kept (node 1: -1);
+    # chain 1 (worse): the opposite; graph 1's tie gives no signal
+    np.testing.assert_allclose(got, [[1.0, -1.0, 0.0], [-1.0, -1.0, 0.0]], atol=1e-6)
+
+
+def test_training_with_compared_chains_runs():
+    solver = Solver("cam", problem="mis", train_time=300, iterations=2, validate_every=0, compare=1.0, **TINY)
+    solver.fit(REGULAR, progress=False)
+    assert solver.method_.training_.iteration == 2
