@@ -42,12 +42,14 @@ def _seed(seed: int) -> None:
 
 
 @njit(cache=True)
-def _is_flip(v, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, push):
-    """Toggle v in the solution; log it; with ``push``, queue the solution vertices that may now
-    have a (1,2)-swap (the one solution neighbour of each vertex that becomes 1-tight).
+def _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, push):
+    """Toggle v in the solution (``count[0]``: the solution's size); log it; with ``push``, queue
+    the solution vertices that may now have a (1,2)-swap (the one solution neighbour of each
+    vertex that becomes 1-tight).
     Returns (nlog, stack pointer)."""
     if in_s[v]:
         in_s[v] = 0
+        count[0] -= 1
         for p in range(indptr[v], indptr[v + 1]):
             w = indices[p]
             tight[w] -= 1
@@ -62,6 +64,7 @@ def _is_flip(v, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, in
                         break
     else:
         in_s[v] = 1
+        count[0] += 1
         for p in range(indptr[v], indptr[v + 1]):
             tight[indices[p]] += 1
         if push and not instack[v]:
@@ -75,18 +78,18 @@ def _is_flip(v, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, in
 
 
 @njit(cache=True)
-def _is_fill(cands, m, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack):
+def _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack):
     """Insert the free vertices (outside, no solution neighbour) among ``cands[:m]``, in random order."""
     np.random.shuffle(cands[:m])
     for i in range(m):
         v = cands[i]
         if not in_s[v] and tight[v] == 0:
-            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
+            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
     return nlog, sp_
 
 
 @njit(cache=True)
-def _is_descend(indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, ones, mark, cands):
+def _is_descend(indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands):
     """(1,2)-swaps from the queued solution vertices until none applies. Returns (nlog, gained)."""
     gained = 0
     while sp_ > 0:
@@ -119,45 +122,48 @@ def _is_descend(indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, in
                 break
         if a < 0:
             continue
-        nlog, sp_ = _is_flip(x, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_flip(a, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_flip(b, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(x, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(a, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(b, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
         m = 0
         for p in range(indptr[x], indptr[x + 1]):
             cands[m] = indices[p]
             m += 1
         before = nlog
-        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack)
+        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack)
         gained += 1 + (nlog - before)
     return nlog, gained
 
 
 @njit(cache=True)
-def independent_set_start(indptr, indices, in_s, tight, age, best, state, log, stack, instack, ones, mark, cands):
+def independent_set_start(indptr, indices, in_s, tight, count, age, best, state, log, stack, instack, ones, mark, cands):
     """Make ``in_s`` maximal and (1,2)-swap optimal; set tightness, the best set and ``state``
     (size, best size, iteration)."""
     n = indptr.size - 1
     tight[:] = 0
+    count[0] = in_s.sum()
     for v in range(n):
         if in_s[v]:
             for p in range(indptr[v], indptr[v + 1]):
                 tight[indices[p]] += 1
     for v in range(n):
         cands[v] = v
-    nlog, sp_ = _is_fill(cands, n, indptr, indices, in_s, tight, age, 0, log, 0, stack, 0, instack)
+    nlog, sp_ = _is_fill(cands, n, indptr, indices, in_s, tight, count, age, 0, log, 0, stack, 0, instack)
     for v in range(n):
         if in_s[v] and not instack[v]:
             instack[v] = 1
             stack[sp_] = v
             sp_ += 1
-    _is_descend(indptr, indices, in_s, tight, age, 0, log, nlog, stack, sp_, instack, ones, mark, cands)
-    state[0] = in_s.sum()
+    _is_descend(indptr, indices, in_s, tight, count, age, 0, log, nlog, stack, sp_, instack, ones, mark, cands)
+    state[0] = count[0]
     state[1] = state[0]
     best[:] = in_s
 
 
 @njit(cache=True)
-def independent_set_ils(indptr, indices, in_s, tight, age, best, state, log, stack, instack, ones, mark, cands, iterations):
+def independent_set_ils(
+    indptr, indices, in_s, tight, count, age, best, state, log, stack, instack, ones, mark, cands, iterations
+):  # fmt: skip
     """``iterations`` ILS iterations (perturb, descend, accept or undo); returns True if the best
     set grew."""
     n = indptr.size - 1
@@ -200,15 +206,15 @@ def independent_set_ils(indptr, indices, in_s, tight, age, best, state, log, sta
             for p in range(indptr[v], indptr[v + 1]):  # force v in: its solution neighbours leave
                 y = indices[p]
                 if in_s[y]:
-                    nlog, sp_ = _is_flip(y, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
+                    nlog, sp_ = _is_flip(y, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
                     for q in range(indptr[y], indptr[y + 1]):
                         if m < cands.size:
                             cands[m] = indices[q]
                             m += 1
-            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack)
-        nlog, _g = _is_descend(indptr, indices, in_s, tight, age, it, log, nlog, stack, sp_, instack, ones, mark, cands)
-        new = in_s.sum()
+            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack)
+        nlog, _g = _is_descend(indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands)
+        new = count[0]
         if new > state[1]:
             state[1] = new
             best[:] = in_s
@@ -221,7 +227,7 @@ def independent_set_ils(indptr, indices, in_s, tight, age, best, state, log, sta
             state[0] = new
         else:
             for i in range(nlog - 1, -1, -1):
-                _is_flip(log[i], indptr, indices, in_s, tight, age, it, log, log.size + 1, stack, 0, instack, False)
+                _is_flip(log[i], indptr, indices, in_s, tight, count, age, it, log, log.size + 1, stack, 0, instack, False)
             state[0] = size
     return improved
 
@@ -245,13 +251,22 @@ def _cut_gains(indptr, indices, weights, x, gain):
 
 
 @njit(cache=True)
-def cut_tabu_start(indptr, indices, weights, x, gain, free, free_pos, held, held_pos, best, fstate, istate):
+def _jitter(gain, key, tie):
+    """Heap keys: the gains plus a random amount below ``tie`` (smaller than any difference of
+    distinct gains), so that ties among the best moves are broken at random."""
+    for v in range(gain.size):
+        key[v] = gain[v] + tie * np.random.random()
+
+
+@njit(cache=True)
+def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, best, fstate, istate):
     """Gains, heaps and best cut of the sides ``x``; ``fstate`` = (cut, best cut), ``istate`` =
     (iteration, free heap size, held heap size, last improvement, unsaved best, queue head, queue
     length)."""
     n = indptr.size - 1
     cut = _cut_gains(indptr, indices, weights, x, gain)
-    istate[1] = heap_build(free, free_pos, gain, np.arange(n))
+    _jitter(gain, key, tie)
+    istate[1] = heap_build(free, free_pos, key, np.arange(n))
     held_pos[:] = -1
     istate[2] = 0
     fstate[0] = cut
@@ -265,13 +280,14 @@ def cut_tabu_start(indptr, indices, weights, x, gain, free, free_pos, held, held
 
 @njit(cache=True)
 def cut_tabu(
-    indptr, indices, weights, x, gain, free, free_pos, held, held_pos, until, queue, queue_at, best, fstate, istate,
-    tenure, patience, eps, iterations,
+    indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, until, queue, queue_at, best, fstate,
+    istate, tenure, patience, eps, iterations,
 ):  # fmt: skip
     """``iterations`` tabu moves; returns True if the best cut grew.
 
     Non-tabu nodes sit in the max-heap ``free``, tabu ones in the max-heap ``held`` (both keyed by
-    gain), so the best move and the best aspiration move are both heap tops. A flipped node is held
+    gain, ties broken at random: ``key``), so the best move and the best aspiration move are both
+    heap tops. A flipped node is held
     for ``tenure`` moves: the ring ``queue``/``queue_at`` (room for ``tenure + 1``) lists nodes by
     the move their tenure ends (``until[v]``; an entry is stale when v was held again since)."""
     n = indptr.size - 1
@@ -284,8 +300,8 @@ def cut_tabu(
         while qlen > 0 and queue_at[head] <= it:  # release the nodes whose tenure ended
             v = queue[head]
             if until[v] == queue_at[head] and held_pos[v] >= 0:
-                nh = heap_remove(held, held_pos, gain, nh, v)
-                nf = heap_push(free, free_pos, gain, nf, v)
+                nh = heap_remove(held, held_pos, key, nh, v)
+                nf = heap_push(free, free_pos, key, nf, v)
             head = (head + 1) % cap
             qlen -= 1
         v = free[0] if nf > 0 else -1
@@ -302,18 +318,20 @@ def cut_tabu(
         x[v] = 1 - x[v]
         cut += g
         gain[v] = -g
+        key[v] = -g + tie * np.random.random()
         if free_pos[v] >= 0:
-            nf = heap_remove(free, free_pos, gain, nf, v)
-            nh = heap_push(held, held_pos, gain, nh, v)
+            nf = heap_remove(free, free_pos, key, nf, v)
+            nh = heap_push(held, held_pos, key, nh, v)
         else:
-            heap_fix(held, held_pos, gain, nh, v)
+            heap_fix(held, held_pos, key, nh, v)
         for p in range(indptr[v], indptr[v + 1]):
             u = indices[p]
             gain[u] += 2.0 * weights[p] if x[u] == x[v] else -2.0 * weights[p]
+            key[u] = gain[u] + tie * np.random.random()
             if free_pos[u] >= 0:
-                heap_fix(free, free_pos, gain, nf, u)
+                heap_fix(free, free_pos, key, nf, u)
             else:
-                heap_fix(held, held_pos, gain, nh, u)
+                heap_fix(held, held_pos, key, nh, u)
         until[v] = it + tenure
         queue[(head + qlen) % cap] = v
         queue_at[(head + qlen) % cap] = it + tenure
@@ -334,7 +352,8 @@ def cut_tabu(
                 u = np.random.randint(n)
                 x[u] = 1 - x[u]
             cut = _cut_gains(indptr, indices, weights, x, gain)
-            nf = heap_build(free, free_pos, gain, np.arange(n))
+            _jitter(gain, key, tie)
+            nf = heap_build(free, free_pos, key, np.arange(n))
             held_pos[:] = -1
             nh, head, qlen = 0, 0, 0
             last = it
@@ -497,6 +516,7 @@ class IndependentSetSearch(GraphLocalSearch):
         n = a.shape[0]
         self.in_s = np.array(start, dtype=np.int8, copy=True)
         self.tight = np.zeros(n, np.int64)
+        self.count = np.zeros(1, np.int64)
         self.age = np.zeros(n, np.int64)
         self.state = np.zeros(3, np.int64)
         self.log = np.zeros(4 * n + 64, np.int64)
@@ -507,7 +527,7 @@ class IndependentSetSearch(GraphLocalSearch):
         self.cands = np.zeros(max(n, int(np.diff(a.indptr).max(initial=0)) ** 2 + 1), np.int64)
         super().__init__(np.zeros(n, np.int8))
         _seed(seed)
-        self._arrays = (self.indptr, self.indices, self.in_s, self.tight, self.age, self.best, self.state)
+        self._arrays = (self.indptr, self.indices, self.in_s, self.tight, self.count, self.age, self.best, self.state)
         self._scratch = (self.log, self.stack, self.instack, self.ones, self.mark, self.cands)
         independent_set_start(*self._arrays, *self._scratch)
 
@@ -529,7 +549,8 @@ class CutTabuSearch(GraphLocalSearch):
         n = a.shape[0]
         self.tenure = int(tenure) if tenure is not None else max(1, n // 5, min(10, n // 2))
         self.patience = int(patience) if patience is not None else 20 * n
-        eps = 1e-9 * max(1.0, float(np.abs(self.weights).max(initial=0.0)))
+        scale = max(1.0, float(np.abs(self.weights).max(initial=0.0)))
+        eps, tie = 1e-9 * scale, 1e-6 * scale
         x = np.array(start, dtype=np.int8, copy=True)
         free, free_pos, held, held_pos = (np.zeros(n, np.int64) for _ in range(4))
         queue, queue_at = np.zeros(self.tenure + 1, np.int64), np.zeros(self.tenure + 1, np.int64)
@@ -537,7 +558,7 @@ class CutTabuSearch(GraphLocalSearch):
         super().__init__(np.zeros(n, np.int8))
         self.gain = np.zeros(n, np.float64)
         _seed(seed)
-        graph = (self.indptr, self.indices, self.weights, x, self.gain)
+        graph = (self.indptr, self.indices, self.weights, x, self.gain, np.zeros(n, np.float64), tie)
         cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate)
         self._arrays = (*graph, free, free_pos, held, held_pos, np.zeros(n, np.int64), queue, queue_at, self.best, fstate, istate)
         self._parameters = (self.tenure, self.patience, eps)
