@@ -28,12 +28,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cosolve: error: {message} (see: {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``command`` (a known subcommand) only that subcommand's: building
+    every subcommand's help (method and distribution lists) costs start-up time a solve need not pay."""
     parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in COMMANDS.values():
-        module.add_parser(sub)
+    for name, module in COMMANDS.items():
+        if command is None or name == command:
+            module.add_parser(sub)
     return parser
 
 
@@ -44,7 +47,8 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
