@@ -99,7 +99,7 @@ class NumpyFlipPolicy:
         x = x.astype(dtype)
         gain = gain.astype(dtype)
         squashed = np.sign(gain) * np.log1p(np.abs(gain))
-        static = np.broadcast_to(graph.static.astype(dtype)[:, None, :], (n, k, graph.static.shape[1]))
+        static = np.broadcast_to(graph.static.astype(dtype, copy=False)[:, None, :], (n, k, graph.static.shape[1]))
         features = np.concatenate([(2 * x - 1)[..., None], squashed[..., None], static], axis=-1)
         h = _linear(features, w, "encoder")
         if self.time_features:

@@ -25,10 +25,10 @@ ITERATIONS_PER_NODE = 20
 
 
 def _complement(problem: GraphProblem) -> sp.csr_array:
+    from cosolve.heuristics.graphs import weighted_adjacency
+
     pairs = problem.complement_edges
-    u, v = pairs[:, 0], pairs[:, 1]
-    data = np.ones(2 * len(u), np.int8)
-    return sp.csr_array((data, (np.r_[u, v], np.r_[v, u])), shape=(problem.n, problem.n))
+    return weighted_adjacency(problem.n, pairs, np.ones(len(pairs)))
 
 
 def _cut(problem: GraphProblem, start: np.ndarray, seed: int) -> GraphLocalSearch:
