@@ -17,25 +17,17 @@ import sys
 from pathlib import Path
 
 from cosolve.bench.store import Store
+from cosolve.bench.suite import load_suite
 from cosolve.generators.distributions import frb_parameters
 
 HERE = Path(__file__).parent
-SUITE_SETS = {  # instance set -> (distribution, problem, count), as in bench/graph_peers.toml
-    "rb-small-mis": ("rb-small", "mis", 10),
-    "rb-large-mis": ("rb-large", "mis", 5),
-    "er-700-800-mis": ("er-700-800", "mis", 5),
-    "frb-mis": ("frb", "mis", 6),
-    "ba-small-maxcut": ("ba-small", "maxcut", 10),
-    "ba-large-maxcut": ("ba-large", "maxcut", 5),
-    "gset-maxcut": ("gset", "maxcut", 12),
-    "rb-small-maxclique": ("rb-small", "maxclique", 5),
-    "ba-small-mds": ("ba-small", "mds", 5),
-}
+SUITE = HERE / "graph_peers.toml"
 MAXIMIZE = {"mis", "maxcut", "maxclique"}
 
 
 def main(long_runs: list[str]) -> None:
-    wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in SUITE_SETS.values() for seed in range(count)}
+    sets = [(spec["params"]["distribution"], spec["problem"], spec["count"]) for spec in load_suite(SUITE).instance_sets]
+    wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in sets for seed in range(count)}
     best: dict[tuple[str, str], tuple[float, str, bool]] = {}
 
     def offer(key: tuple[str, str], value: float, source: str, proven: bool) -> None:
@@ -47,7 +39,7 @@ def main(long_runs: list[str]) -> None:
         if old is None or (value > old[0] if key[1] in MAXIMIZE else value < old[0]):
             best[key] = (value, source, proven)
 
-    for dist, problem, count in SUITE_SETS.values():
+    for dist, problem, count in sets:
         if dist == "frb":
             for seed in range(count):
                 offer((f"frb-{seed}", problem), float(frb_parameters(seed)[0]), "planted", True)
