@@ -238,9 +238,10 @@ class _Run:
         if saved.get("format") != task.checkpoint_format:
             raise UsageError(f"{where}: the saved run trained another kind of model; start without resume")
         config = asdict(task.config)
-        changed = sorted(k for k in config if saved["config"].get(k) != config[k])
+        before = asdict(type(task.config).from_dict(saved["config"]))  # settings added since: their defaults
+        changed = sorted(k for k in config if before.get(k) != config[k])
         if changed:
-            was = ", ".join(f"{k}={saved['config'].get(k)!r}" for k in changed)
+            was = ", ".join(f"{k}={before.get(k)!r}" for k in changed)
             raise UsageError(f"{where}: the saved run used other settings ({was}); resume with them or start anew")
         if saved["data"] != data.describe():
             raise UsageError(f"{where}: the saved run trained on {saved['data']}; resume on the same data or start anew")
