@@ -10,7 +10,8 @@ maxclique    the same search on the complement graph (a clique is an independent
 maxcut       1-flip tabu search: the best non-tabu flip, from an indexed max-heap of gains (a flipped
              node moves to a second heap for ``tenure`` moves, whose top is taken instead when it
              beats the best cut), restarted from the best cut with random flips after ``patience``
-             moves without a new best
+             moves without a new best; the tenure is drawn anew at each restart (short tenures
+             suit dense graphs, long ones sparse toroidal grids)
 mds          swap search with row weights and configuration checking (as in CC2FS, Wang et al.
              2017): when the set dominates, record it and drop the vertex whose loss is smallest;
              otherwise swap: drop a low-loss vertex (best of 50 sampled), add the vertex of highest
@@ -42,10 +43,11 @@ def _seed(seed: int) -> None:
 
 
 @njit(cache=True)
-def _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, push):
-    """Toggle v in the solution (``count[0]``: the solution's size); log it; with ``push``, queue
-    the solution vertices that may now have a (1,2)-swap (the one solution neighbour of each
-    vertex that becomes 1-tight).
+def _is_flip(v, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, push):
+    """Toggle v in the solution (``count[0]``: the solution's size; ``tight[w]``: w's solution
+    neighbours, ``owner[w]``: the sum of their ids, so w's one solution neighbour when w is
+    1-tight); log it; with ``push``, queue the solution vertices that may now have a (1,2)-swap
+    (the solution neighbour of each vertex that becomes 1-tight).
     Returns (nlog, stack pointer)."""
     if in_s[v]:
         in_s[v] = 0
@@ -53,20 +55,19 @@ def _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, 
         for p in range(indptr[v], indptr[v + 1]):
             w = indices[p]
             tight[w] -= 1
+            owner[w] -= v
             if push and tight[w] == 1 and not in_s[w]:
-                for q in range(indptr[w], indptr[w + 1]):
-                    y = indices[q]
-                    if in_s[y]:
-                        if not instack[y]:
-                            instack[y] = 1
-                            stack[sp_] = y
-                            sp_ += 1
-                        break
+                y = owner[w]
+                if not instack[y]:
+                    instack[y] = 1
+                    stack[sp_] = y
+                    sp_ += 1
     else:
         in_s[v] = 1
         count[0] += 1
         for p in range(indptr[v], indptr[v + 1]):
             tight[indices[p]] += 1
+            owner[indices[p]] += v
         if push and not instack[v]:
             instack[v] = 1
             stack[sp_] = v
@@ -78,18 +79,18 @@ def _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, 
 
 
 @njit(cache=True)
-def _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack):
+def _is_fill(cands, m, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack):
     """Insert the free vertices (outside, no solution neighbour) among ``cands[:m]``, in random order."""
     np.random.shuffle(cands[:m])
     for i in range(m):
         v = cands[i]
         if not in_s[v] and tight[v] == 0:
-            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
     return nlog, sp_
 
 
 @njit(cache=True)
-def _is_descend(indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands):
+def _is_descend(indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands):
     """(1,2)-swaps from the queued solution vertices until none applies. Returns (nlog, gained)."""
     gained = 0
     while sp_ > 0:
@@ -122,39 +123,41 @@ def _is_descend(indptr, indices, in_s, tight, count, age, it, log, nlog, stack, 
                 break
         if a < 0:
             continue
-        nlog, sp_ = _is_flip(x, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_flip(a, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_flip(b, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(x, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(a, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_flip(b, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
         m = 0
         for p in range(indptr[x], indptr[x + 1]):
             cands[m] = indices[p]
             m += 1
         before = nlog
-        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack)
+        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack)
         gained += 1 + (nlog - before)
     return nlog, gained
 
 
 @njit(cache=True)
-def independent_set_start(indptr, indices, in_s, tight, count, age, best, state, log, stack, instack, ones, mark, cands):
+def independent_set_start(indptr, indices, in_s, tight, owner, count, age, best, state, log, stack, instack, ones, mark, cands):
     """Make ``in_s`` maximal and (1,2)-swap optimal; set tightness, the best set and ``state``
     (size, best size, iteration)."""
     n = indptr.size - 1
     tight[:] = 0
+    owner[:] = 0
     count[0] = in_s.sum()
     for v in range(n):
         if in_s[v]:
             for p in range(indptr[v], indptr[v + 1]):
                 tight[indices[p]] += 1
+                owner[indices[p]] += v
     for v in range(n):
         cands[v] = v
-    nlog, sp_ = _is_fill(cands, n, indptr, indices, in_s, tight, count, age, 0, log, 0, stack, 0, instack)
+    nlog, sp_ = _is_fill(cands, n, indptr, indices, in_s, tight, owner, count, age, 0, log, 0, stack, 0, instack)
     for v in range(n):
         if in_s[v] and not instack[v]:
             instack[v] = 1
             stack[sp_] = v
             sp_ += 1
-    _is_descend(indptr, indices, in_s, tight, count, age, 0, log, nlog, stack, sp_, instack, ones, mark, cands)
+    _is_descend(indptr, indices, in_s, tight, owner, count, age, 0, log, nlog, stack, sp_, instack, ones, mark, cands)
     state[0] = count[0]
     state[1] = state[0]
     best[:] = in_s
@@ -162,7 +165,7 @@ def independent_set_start(indptr, indices, in_s, tight, count, age, best, state,
 
 @njit(cache=True)
 def independent_set_ils(
-    indptr, indices, in_s, tight, count, age, best, state, log, stack, instack, ones, mark, cands, iterations
+    indptr, indices, in_s, tight, owner, count, age, best, state, log, stack, instack, ones, mark, cands, iterations
 ):  # fmt: skip
     """``iterations`` ILS iterations (perturb, descend, accept or undo); returns True if the best
     set grew."""
@@ -206,14 +209,14 @@ def independent_set_ils(
             for p in range(indptr[v], indptr[v + 1]):  # force v in: its solution neighbours leave
                 y = indices[p]
                 if in_s[y]:
-                    nlog, sp_ = _is_flip(y, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
+                    nlog, sp_ = _is_flip(y, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
                     for q in range(indptr[y], indptr[y + 1]):
                         if m < cands.size:
                             cands[m] = indices[q]
                             m += 1
-            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, True)
-        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack)
-        nlog, _g = _is_descend(indptr, indices, in_s, tight, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands)
+            nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
+        nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack)
+        nlog, _g = _is_descend(indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands)
         new = count[0]
         if new > state[1]:
             state[1] = new
@@ -227,7 +230,7 @@ def independent_set_ils(
             state[0] = new
         else:
             for i in range(nlog - 1, -1, -1):
-                _is_flip(log[i], indptr, indices, in_s, tight, count, age, it, log, log.size + 1, stack, 0, instack, False)
+                _is_flip(log[i], indptr, indices, in_s, tight, owner, count, age, it, log, log.size + 1, stack, 0, instack, False)
             state[0] = size
     return improved
 
@@ -259,10 +262,10 @@ def _jitter(gain, key, tie):
 
 
 @njit(cache=True)
-def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, best, fstate, istate):
+def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, best, fstate, istate, tenures):
     """Gains, heaps and best cut of the sides ``x``; ``fstate`` = (cut, best cut), ``istate`` =
     (iteration, free heap size, held heap size, last improvement, unsaved best, queue head, queue
-    length)."""
+    length, tenure), the tenure drawn from ``tenures`` = (lo, hi)."""
     n = indptr.size - 1
     cut = _cut_gains(indptr, indices, weights, x, gain)
     _jitter(gain, key, tie)
@@ -276,25 +279,28 @@ def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, 
     istate[4] = 0
     istate[5] = 0
     istate[6] = 0
+    istate[7] = np.random.randint(tenures[0], tenures[1] + 1)
 
 
 @njit(cache=True)
 def cut_tabu(
     indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, until, queue, queue_at, best, fstate,
-    istate, tenure, patience, eps, iterations,
+    istate, tenures, patience, eps, iterations,
 ):  # fmt: skip
     """``iterations`` tabu moves; returns True if the best cut grew.
 
     Non-tabu nodes sit in the max-heap ``free``, tabu ones in the max-heap ``held`` (both keyed by
     gain, ties broken at random: ``key``), so the best move and the best aspiration move are both
     heap tops. A flipped node is held
-    for ``tenure`` moves: the ring ``queue``/``queue_at`` (room for ``tenure + 1``) lists nodes by
-    the move their tenure ends (``until[v]``; an entry is stale when v was held again since)."""
+    for ``istate[7]`` moves (the tenure, drawn from ``tenures`` = (lo, hi) at each restart): the ring
+    ``queue``/``queue_at`` (room for ``hi + 1``) lists nodes by the move their tenure ends
+    (``until[v]``; an entry is stale when v was held again since)."""
     n = indptr.size - 1
     improved = False
     it, nf, nh, last, dirty, head, qlen = istate[0], istate[1], istate[2], istate[3], istate[4], istate[5], istate[6]
     cut, best_cut = fstate[0], fstate[1]
     cap = queue.size
+    tenure = istate[7]
     for _ in range(iterations):
         it += 1
         while qlen > 0 and queue_at[head] <= it:  # release the nodes whose tenure ended
@@ -357,10 +363,12 @@ def cut_tabu(
             held_pos[:] = -1
             nh, head, qlen = 0, 0, 0
             last = it
+            tenure = np.random.randint(tenures[0], tenures[1] + 1)
     if dirty:
         best[:] = x
         dirty = 0
     istate[0], istate[1], istate[2], istate[3], istate[4], istate[5], istate[6] = it, nf, nh, last, dirty, head, qlen
+    istate[7] = tenure
     fstate[0], fstate[1] = cut, best_cut
     return improved
 
@@ -516,6 +524,7 @@ class IndependentSetSearch(GraphLocalSearch):
         n = a.shape[0]
         self.in_s = np.array(start, dtype=np.int8, copy=True)
         self.tight = np.zeros(n, np.int64)
+        self.owner = np.zeros(n, np.int64)
         self.count = np.zeros(1, np.int64)
         self.age = np.zeros(n, np.int64)
         self.state = np.zeros(3, np.int64)
@@ -527,7 +536,7 @@ class IndependentSetSearch(GraphLocalSearch):
         self.cands = np.zeros(max(n, int(np.diff(a.indptr).max(initial=0)) ** 2 + 1), np.int64)
         super().__init__(np.zeros(n, np.int8))
         _seed(seed)
-        self._arrays = (self.indptr, self.indices, self.in_s, self.tight, self.count, self.age, self.best, self.state)
+        self._arrays = (self.indptr, self.indices, self.in_s, self.tight, self.owner, self.count, self.age, self.best, self.state)
         self._scratch = (self.log, self.stack, self.instack, self.ones, self.mark, self.cands)
         independent_set_start(*self._arrays, *self._scratch)
 
@@ -536,32 +545,41 @@ class IndependentSetSearch(GraphLocalSearch):
 
 
 class CutTabuSearch(GraphLocalSearch):
-    """1-flip tabu search on the symmetric weight matrix ``weighted`` (n x n); ``tenure`` (moves a
-    flipped node stays tabu) defaults to n / 5 (at least min(10, n / 2)), ``patience`` (moves without a new best before a
-    perturbed restart) to 20 n."""
+    """1-flip tabu search on the symmetric weight matrix ``weighted`` (n x n). ``tenure`` (moves a
+    flipped node stays tabu): one number, or (lo, hi) to draw it from at the start and at each
+    restart; default (n / 20, n / 5), at least min(10, n / 2). ``patience``: moves without a new
+    best before a perturbed restart, default 20 n."""
 
     def __init__(
-        self, weighted: sp.csr_array, start: np.ndarray, seed: int, *, tenure: int | None = None, patience: int | None = None
+        self,
+        weighted: sp.csr_array,
+        start: np.ndarray,
+        seed: int,
+        *,
+        tenure: int | tuple[int, int] | None = None,
+        patience: int | None = None,
     ) -> None:
         a = sp.csr_array(weighted)
         self.indptr, self.indices = index_arrays(a)
         self.weights = np.ascontiguousarray(a.data, dtype=np.float64)
         n = a.shape[0]
-        self.tenure = int(tenure) if tenure is not None else max(1, n // 5, min(10, n // 2))
+        least = max(1, min(10, n // 2))
+        lo, hi = (n // 20, n // 5) if tenure is None else (tenure, tenure) if np.isscalar(tenure) else tenure
+        self.tenures = np.array([max(least, int(lo)), max(least, int(lo), int(hi))], np.int64)
         self.patience = int(patience) if patience is not None else 20 * n
         scale = max(1.0, float(np.abs(self.weights).max(initial=0.0)))
         eps, tie = 1e-9 * scale, 1e-6 * scale
         x = np.array(start, dtype=np.int8, copy=True)
         free, free_pos, held, held_pos = (np.zeros(n, np.int64) for _ in range(4))
-        queue, queue_at = np.zeros(self.tenure + 1, np.int64), np.zeros(self.tenure + 1, np.int64)
-        fstate, istate = np.zeros(2, np.float64), np.zeros(7, np.int64)
+        queue, queue_at = np.zeros(self.tenures[1] + 1, np.int64), np.zeros(self.tenures[1] + 1, np.int64)
+        fstate, istate = np.zeros(2, np.float64), np.zeros(8, np.int64)
         super().__init__(np.zeros(n, np.int8))
         self.gain = np.zeros(n, np.float64)
         _seed(seed)
         graph = (self.indptr, self.indices, self.weights, x, self.gain, np.zeros(n, np.float64), tie)
-        cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate)
+        cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate, self.tenures)
         self._arrays = (*graph, free, free_pos, held, held_pos, np.zeros(n, np.int64), queue, queue_at, self.best, fstate, istate)
-        self._parameters = (self.tenure, self.patience, eps)
+        self._parameters = (self.tenures, self.patience, eps)
 
     def run(self, iterations: int) -> bool:
         return bool(cut_tabu(*self._arrays, *self._parameters, int(iterations)))

@@ -84,6 +84,7 @@ def test_independent_set_state_stays_consistent_through_undone_moves(seed):
         search.run(50)
         x = search.in_s.astype(np.int64)
         np.testing.assert_array_equal(search.tight, problem.adjacency @ x)
+        np.testing.assert_array_equal(search.owner, problem.adjacency @ (x * np.arange(problem.n)))
         assert problem.evaluate(search.in_s).feasible
         assert search.state[0] == x.sum()
         free = (x == 0) & (search.tight == 0)
