@@ -209,14 +209,18 @@ def independent_set_ils(
             for p in range(indptr[v], indptr[v + 1]):  # force v in: its solution neighbours leave
                 y = indices[p]
                 if in_s[y]:
-                    nlog, sp_ = _is_flip(y, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
+                    nlog, sp_ = _is_flip(
+                        y, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True
+                    )
                     for q in range(indptr[y], indptr[y + 1]):
                         if m < cands.size:
                             cands[m] = indices[q]
                             m += 1
             nlog, sp_ = _is_flip(v, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, True)
         nlog, sp_ = _is_fill(cands, m, indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack)
-        nlog, _g = _is_descend(indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands)
+        nlog, _g = _is_descend(
+            indptr, indices, in_s, tight, owner, count, age, it, log, nlog, stack, sp_, instack, ones, mark, cands
+        )
         new = count[0]
         if new > state[1]:
             state[1] = new
