@@ -1,6 +1,6 @@
 """Tables of the graph-peers suite (issue 25): per instance set and budget, each method's mean
 objective, mean gap to the best-known value, graphs at the best-known value, and paired counts
-against ``tabu``.
+against the two outside samplers, ``tabu`` and ``sa``.
 
     python bench/graph_tables.py bench/results/graph-peers [REFERENCES_CSV] > bench/results/graph-peers/tables.md
 
@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from cosolve.bench.store import Store
+
+PEERS = ("tabu", "sa")
 
 
 def load_references(path: Path) -> dict[tuple[str, str], tuple[float, str]]:
@@ -51,7 +53,7 @@ def main(folder: str, references: str | None = None) -> None:
     print("# graph-peers tables\n")
     print("One thread per job, one job per core (2 workers); `time` is the solve's wall time per graph, `setup`")
     print("the once-per-process loading and warm-up before the clock. Paired counts: graphs where the method is")
-    print("better / equal / worse than `tabu` at the same budget.\n")
+    print("better / equal / worse than `tabu` (`sa`) at the same budget.\n")
     for (iset, budget), methods in sorted(groups.items()):
         common = set.intersection(*(set(m) for m in methods.values()))
         if not common:
@@ -61,11 +63,11 @@ def main(folder: str, references: str | None = None) -> None:
         sources = Counter(best[(i, problem)][1].split(":")[0] for i in common)
         source_text = ", ".join(f"{n} {s}" for s, n in sorted(sources.items()))
         print(f"## {iset}, {budget:g} s per graph ({len(common)} graphs; references: {source_text})\n")
-        print("| method | mean objective | mean gap | at best known | vs tabu (b/e/w) | time (s) | setup (s) |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        tabu = methods.get("tabu", {})
+        print("| method | mean objective | mean gap | at best known | vs tabu (b/e/w) | vs sa (b/e/w) | time (s) | setup (s) |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for label, by_instance in sorted(methods.items(), key=lambda kv: kv[0]):
-            objs, gaps, at, wins, ties, losses, times, setups = [], [], 0, 0, 0, 0, [], []
+            objs, gaps, at, times, setups = [], [], 0, [], []
+            paired = {peer: [0, 0, 0] for peer in PEERS}
             for inst in sorted(common):
                 r = by_instance[inst]
                 ref = best[(inst, problem)][0]
@@ -78,18 +80,14 @@ def main(folder: str, references: str | None = None) -> None:
                 objs.append(obj)
                 gaps.append(abs(ref - obj) / max(abs(ref), 1e-12))
                 at += obj == ref
-                if inst in tabu and tabu[inst]["objective"] is not None and label != "tabu":
-                    other = tabu[inst]["objective"]
-                    if obj == other:
-                        ties += 1
-                    elif (obj > other) == up:
-                        wins += 1
-                    else:
-                        losses += 1
-            paired = "" if label == "tabu" else f"{wins}/{ties}/{losses}"
+                for peer, counts in paired.items():
+                    other = methods.get(peer, {}).get(inst, {}).get("objective")
+                    if other is not None and label != peer:
+                        counts[0 if (obj > other) == up and obj != other else 1 if obj == other else 2] += 1
+            cells = ["" if label == peer else "/".join(map(str, paired[peer])) for peer in PEERS]
             mean = f"{np.mean(objs):.3f}" + ("" if len(objs) == len(common) else f" ({len(objs)} solved)") if objs else "none"
             print(
-                f"| {label} | {mean} | {100 * np.mean(gaps):.2f}% | {at}/{len(common)} | {paired} | "
+                f"| {label} | {mean} | {100 * np.mean(gaps):.2f}% | {at}/{len(common)} | {' | '.join(cells)} | "
                 f"{np.nanmean(times):.3f} | {np.mean(setups):.2f} |"
             )
         print()
