@@ -1,13 +1,13 @@
 """Best-known values of the graph-peers suite (issue 25), with where each comes from.
 
-    python bench/graph_references.py [LONG_RUN_FOLDER ...] > bench/results/graph-peers/references.csv
+    python bench/graph_references.py [RESULTS_FOLDER ...] > bench/results/graph-peers/references.csv
 
 Sources, best first: ``planted`` (frb graphs: the MIS has exactly one node per clique, by
 construction), ``proven:scip`` / ``proven:cpsat`` (optimal within 60 s in bench/results/cam-reference),
-then the best objective of any finished job in the LONG_RUN_FOLDERs (``best-of:METHOD@SECONDS``:
-long runs of the strongest methods). A value is only ever replaced by a better one, so a proven
-optimum is never replaced. Instances without any stay out (the table then uses the best of its own
-run and says so).
+then the best objective of any finished job in the RESULTS_FOLDERs (``best-of:METHOD@SECONDS``:
+the long runs of the strongest methods, and the benchmark runs themselves). A value is only ever
+replaced by a better one, so a proven optimum is never replaced. Instances without any stay out
+(the table then uses the best of its own run and says so).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SUITE = HERE / "graph_peers.toml"
 MAXIMIZE = {"mis", "maxcut", "maxclique"}
 
 
-def main(long_runs: list[str]) -> None:
+def main(folders: list[str]) -> None:
     sets = [(spec["params"]["distribution"], spec["problem"], spec["count"]) for spec in load_suite(SUITE).instance_sets]
     wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in sets for seed in range(count)}
     best: dict[tuple[str, str], tuple[float, str, bool]] = {}
@@ -47,7 +47,7 @@ def main(long_runs: list[str]) -> None:
         for row in csv.DictReader(f):
             if row["proven"] == "True":
                 offer((row["instance"], row["problem"]), float(row["value"]), f"proven:{row['source']}", True)
-    for folder in long_runs:
+    for folder in folders:
         for row in Store(folder).rows():
             if row["status"] == "done" and row["objective"] is not None:
                 offer((row["instance"], row["problem"]), row["objective"], f"best-of:{row['method']}@{row['budget']:g}s", False)
