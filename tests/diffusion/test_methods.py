@@ -142,6 +142,14 @@ def test_polish_runs_after_sampling_by_default_and_polish_0_samples_only(method,
     assert polished.termination is Termination.TIME_LIMIT and problem.evaluate(polished.solution).feasible
 
 
+@pytest.mark.parametrize("time_limit", [None, 30.0])
+def test_polish_after_a_bounded_number_of_rounds_runs_20_iterations_per_node(time_limit):
+    problem = erdos_renyi(12, 0.3, problem="mis", seed=3)
+    result = Solver("rlsa", time_limit=time_limit, seed=0, rounds=1, steps=4).solve(problem)
+    assert result.termination is Termination.COMPLETED and problem.evaluate(result.solution).feasible
+    assert result.stats["polish_iterations"] == 20 * problem.n
+
+
 def test_polish_share_must_leave_time_to_sample():
     with pytest.raises(UsageError, match="polish"):
         Solver("rlsa", polish=1.0).validate()
