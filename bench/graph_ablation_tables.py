@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from graph_tables import load_references  # bench/ is on the path when this runs as a script
+from graph_tables import best_known, load_references  # bench/ is on the path when this runs as a script
 
 from cosolve.bench.store import Store
 
@@ -31,16 +31,7 @@ LEARNED = "cam+polish"
 def main(folder: str, references: str | None = None) -> None:
     rows = [r for r in Store(folder).rows() if r["status"] == "done"]
     default = Path(__file__).parent / "results" / "graph-peers" / "references.csv"
-    known = load_references(Path(references) if references else default)
-    maximize = {r["problem"]: r["sense"] == "maximize" for r in rows}
-    best = {k: v[0] for k, v in known.items()}
-    for r in rows:
-        if r["objective"] is None:
-            continue
-        key = (r["instance"], r["problem"])
-        old = best.get(key)
-        if old is None or (r["objective"] > old if maximize[r["problem"]] else r["objective"] < old):
-            best[key] = r["objective"]
+    best = {k: v[0] for k, v in best_known(rows, load_references(Path(references) if references else default)).items()}
     # gap[(set, budget)][label][(instance, seed)]
     gap: dict[tuple[str, float], dict[str, dict[tuple[str, int], float]]] = defaultdict(lambda: defaultdict(dict))
     for r in rows:

@@ -34,19 +34,25 @@ def load_references(path: Path) -> dict[tuple[str, str], tuple[float, str]]:
         return {(r["instance"], r["problem"]): (float(r["value"]), r["source"]) for r in csv.DictReader(f)}
 
 
-def main(folder: str, references: str | None = None) -> None:
-    rows = [r for r in Store(folder).rows() if r["status"] == "done"]
-    known = load_references(Path(references) if references else Path(folder) / "references.csv")
-    maximize = {r["problem"]: r["sense"] == "maximize" for r in rows}
-    best: dict[tuple[str, str], tuple[float, str]] = dict(known)
+def best_known(rows: list[dict], known: dict[tuple[str, str], tuple[float, str]]) -> dict[tuple[str, str], tuple[float, str]]:
+    """Per (instance, problem): the better of the ``known`` reference and every job in ``rows``
+    (value, source), so that no gap against it is negative."""
+    best = dict(known)
     for r in rows:
         if r["objective"] is None:
             continue
         key = (r["instance"], r["problem"])
         old = best.get(key)
-        up = maximize[r["problem"]]
-        if old is None or (r["objective"] > old[0] if up else r["objective"] < old[0]):
+        if old is None or (r["objective"] > old[0] if r["sense"] == "maximize" else r["objective"] < old[0]):
             best[key] = (r["objective"], f"run:{r['label']}@{r['budget']:g}s")
+    return best
+
+
+def main(folder: str, references: str | None = None) -> None:
+    rows = [r for r in Store(folder).rows() if r["status"] == "done"]
+    known = load_references(Path(references) if references else Path(folder) / "references.csv")
+    maximize = {r["problem"]: r["sense"] == "maximize" for r in rows}
+    best = best_known(rows, known)
     groups: dict[tuple[str, float], dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
     for r in rows:
         groups[(r["instance_set"], r["budget"])][r["label"]][r["instance"]] = r
