@@ -55,6 +55,13 @@ POLISH_ITERATIONS = Option(
     "stop the polish after this many iterations (0: at the time limit; without one, or with rounds, 20 per node)",
     minimum=0,
 )
+SEARCH = Option(
+    str,
+    "numvc",
+    "local search of the polish for mis and maxclique: numvc (NuMVC on the vertex cover that complements the "
+    "set) or arw (ARW iterated local search); maxcut and mds have one each",
+    choices=("numvc", "arw"),
+)
 #: a warm-up solve compiles the polish without running it to the warm-up's deadline
 POLISH_WARM_UP = {"polish_iterations": 100}
 
@@ -126,7 +133,7 @@ def _polish(problem: Problem, ctx: SolveContext, start: Any, stats: dict[str, An
 
     from cosolve.diffusion.polish import ITERATIONS_PER_NODE, local_search, polish
 
-    search = local_search(problem, start, ctx.seed)
+    search = local_search(problem, start, ctx.seed, independent_set_search=ctx.options["search"])
     ctx.trace.offer(search.best)
     cap = ctx.options["polish_iterations"] or (
         None if math.isfinite(ctx.deadline.remaining()) and not bounded else ITERATIONS_PER_NODE * problem.n
@@ -179,6 +186,7 @@ class RLSA(Method):
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
         "polish_iterations": POLISH_ITERATIONS,
+        "search": SEARCH,
     }
 
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
@@ -230,6 +238,7 @@ class CAM(AdjointMethod):
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
         "polish_iterations": POLISH_ITERATIONS,
+        "search": SEARCH,
     }
     fit_options: ClassVar[dict[str, Option]] = {
         **adjoint_options(_D, network="GNN", instance="graph"),
@@ -294,12 +303,12 @@ class Polish(Method):
     name: ClassVar[str] = "polish"
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
     summary: ClassVar[str] = (
-        "local search alone from a random start: ARW iterated local search (mis, maxclique), "
+        "local search alone from a random start: NuMVC or ARW's iterated local search (mis, maxclique), "
         "1-flip tabu search (maxcut), swap search (mds)"
     )
     warm_up: ClassVar[bool] = True
     warm_up_options: ClassVar[dict[str, Any]] = POLISH_WARM_UP
-    options: ClassVar[dict[str, Option]] = {"polish_iterations": POLISH_ITERATIONS}
+    options: ClassVar[dict[str, Option]] = {"polish_iterations": POLISH_ITERATIONS, "search": SEARCH}
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.diffusion.decode import decode

@@ -12,10 +12,13 @@ from cosolve.diffusion.polish import local_search, polish
 from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
 from cosolve.heuristics.graphs import closed_neighborhoods, weighted_adjacency
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
+from cosolve.heuristics.vertex_cover_search import VertexCoverSearch
 from cosolve.problems import MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet
 from tests.oracles import brute_force_binary
 
 KINDS = {"mis": MaximumIndependentSet, "maxclique": MaximumClique, "maxcut": MaxCut, "mds": MinimumDominatingSet}
+#: (kind, independent-set search): every search the polish has
+SEARCHES = [("mis", "numvc"), ("mis", "arw"), ("maxclique", "numvc"), ("maxclique", "arw"), ("maxcut", "numvc"), ("mds", "numvc")]
 
 
 def random_graph(kind, seed, n=None):
@@ -57,11 +60,11 @@ def start_of(problem, seed):
     return decode(problem, np.random.default_rng(seed).random((1, problem.n)))[0]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize(("kind", "iss"), SEARCHES)
 @pytest.mark.parametrize("seed", range(8))
-def test_search_reaches_the_brute_force_optimum_of_tiny_graphs(kind, seed):
+def test_search_reaches_the_brute_force_optimum_of_tiny_graphs(kind, iss, seed):
     problem = random_graph(kind, seed)
-    search = local_search(problem, start_of(problem, seed), seed)
+    search = local_search(problem, start_of(problem, seed), seed, independent_set_search=iss)
     offered = []
 
     def offer(x):
@@ -90,6 +93,53 @@ def test_independent_set_state_stays_consistent_through_undone_moves(seed):
         free = (x == 0) & (search.tight == 0)
         assert not free.any()  # the current set stays maximal
     assert search.state[1] == search.best.sum() and problem.evaluate(search.best).feasible
+
+
+def check_vertex_cover_state(problem, search):
+    ends, in_c, dscore, w, state, best = search.ends, search.in_c, search.dscore, search.weight, search.state, search.best
+    uncov, upos, clist = search.uncovered, search.uncovered_at, search.cover
+    covered = in_c[ends[:, 0]].astype(bool) | in_c[ends[:, 1]].astype(bool)
+    assert set(uncov[: state[5]].tolist()) == set(np.flatnonzero(~covered).tolist())
+    np.testing.assert_array_equal(upos[uncov[: state[5]]], np.arange(state[5]))
+    assert set(clist[: state[0]].tolist()) == set(np.flatnonzero(in_c).tolist()) and state[0] == in_c.sum()
+    expected = np.zeros(problem.n, np.int64)  # dscore from its definition: cost change when v changes side
+    for e, (a, b) in enumerate(ends):
+        if not covered[e]:
+            expected[a] += w[e]
+            expected[b] += w[e]
+        elif in_c[a] != in_c[b]:
+            expected[a if in_c[a] else b] -= w[e]
+    np.testing.assert_array_equal(dscore, expected)
+    assert state[3] == w.sum()
+    assert problem.evaluate(best).feasible and problem.n - best.sum() == state[1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vertex_cover_scores_and_lists_stay_exact(seed):
+    problem = random_graph("mis", 400 + seed, n=60)
+    search = VertexCoverSearch(problem.adjacency, start_of(problem, seed), seed)
+    check_vertex_cover_state(problem, search)
+    for _ in range(20):
+        search.run(50)
+        check_vertex_cover_state(problem, search)
+
+
+def test_vertex_cover_weights_are_forgotten_when_their_mean_reaches_gamma():
+    problem = random_graph("mis", 7, n=40)
+    search = VertexCoverSearch(problem.adjacency, np.zeros(problem.n, np.int8), 3)
+    search._parameters = (1.5, 0.3)  # gamma: a mean weight of 1.5 triggers the scaling
+    w = search.weight
+    for _ in range(40):
+        search.run(25)
+        assert w.mean() < 1.5 + search.state[5] / len(w)  # scaled down as soon as the mean passed gamma
+        check_vertex_cover_state(problem, search)
+    assert (w == 0).any()  # floor(0.3 * 1) = 0: some weights were forgotten
+
+
+def test_vertex_cover_search_refuses_a_start_that_is_not_independent():
+    problem = random_graph("mis", 7, n=10)
+    with pytest.raises(ValueError, match="independent set"):
+        VertexCoverSearch(problem.adjacency, np.ones(problem.n, np.int8), 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -131,13 +181,13 @@ def test_dominating_set_search_refuses_a_start_that_does_not_dominate():
         DominatingSetSearch(problem.adjacency, np.zeros(problem.n, np.int8), 0)
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
-def test_the_result_does_not_depend_on_the_chunking(kind):
+@pytest.mark.parametrize(("kind", "iss"), SEARCHES)
+def test_the_result_does_not_depend_on_the_chunking(kind, iss):
     problem = random_graph(kind, 11, n=80)
     start = start_of(problem, 0)
-    whole = local_search(problem, start, 5)
+    whole = local_search(problem, start, 5, independent_set_search=iss)
     whole.run(600)
-    chunked = local_search(problem, start, 5)
+    chunked = local_search(problem, start, 5, independent_set_search=iss)
     for _ in range(60):
         chunked.run(10)
     np.testing.assert_array_equal(whole.best, chunked.best)
