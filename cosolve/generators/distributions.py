@@ -13,6 +13,12 @@ ba-small     Barabási–Albert, m = 4, n in 200..300
 ba-large     Barabási–Albert, m = 4, n in 800..1200
 balas-ho     set cover, 50..200 rows, 5..10 columns per row, density 2..5%, costs unicost,
              1..10 or 1..100 (GLNS's training distribution)
+orlib-nr     set cover in the shapes of OR-Library's sets nre..nrh (Beasley 1990), seed % 4
+             picks the set: 500 x 5,000 at 10% (nre) or 20% (nrf), 1,000 x 10,000 at 2% (nrg)
+             or 5% (nrh); costs 1..100
+rail         rail-like set cover (:func:`cosolve.generators.setcover.rail_like`): 500..2,500
+             rows, 100..400 columns per row (at most 1,000,000), columns of 1..12 nearby rows,
+             costs 1 or 2
 ============ ===========================================================================
 
 Graph distributions make any of the graph problems (the ``problem`` argument); ``balas-ho``
@@ -114,6 +120,29 @@ def balas_ho(seed: int, problem: str = "setcover") -> SetCover:
     return random_setcover(rows, cols, nnz=nnz, cost_range=(low, high), seed=seed, name=f"balas-ho-{seed}")
 
 
+#: OR-Library's sets nre..nrh: (name, rows, columns, density)
+ORLIB_NR_SHAPES = (("nre", 500, 5000, 0.10), ("nrf", 500, 5000, 0.20), ("nrg", 1000, 10000, 0.02), ("nrh", 1000, 10000, 0.05))
+
+
+def orlib_nr(seed: int, problem: str = "setcover") -> SetCover:
+    """A set cover in the shape of OR-Library's set ``ORLIB_NR_SHAPES[seed % 4]``, costs 1..100."""
+    from cosolve.generators.setcover import random_setcover
+
+    _name, rows, cols, density = ORLIB_NR_SHAPES[int(seed) % len(ORLIB_NR_SHAPES)]
+    return random_setcover(rows, cols, density, cost_range=(1, 100), seed=seed)
+
+
+def rail(seed: int, problem: str = "setcover") -> SetCover:
+    """A rail-like set cover drawn from ``seed``: 500..2,500 rows, 100..400 columns per row (at
+    most 1,000,000 columns)."""
+    from cosolve.generators.setcover import rail_like
+
+    rng = np.random.default_rng([seed, 11])
+    rows = int(rng.integers(500, 2501))
+    cols = min(1_000_000, rows * int(rng.integers(100, 401)))
+    return rail_like(rows, cols, seed=seed)
+
+
 @dataclass(frozen=True)
 class Distribution:
     """A named instance distribution: ``draw(seed, problem)`` makes one instance of a kind in
@@ -157,6 +186,8 @@ DISTRIBUTIONS: dict[str, Distribution] = {
         Distribution("frb", frb, _GRAPHS),
         Distribution("gset", gset, _GRAPHS),
         Distribution("balas-ho", balas_ho, ("setcover",)),
+        Distribution("orlib-nr", orlib_nr, ("setcover",)),
+        Distribution("rail", rail, ("setcover",)),
     )
 }
 
@@ -174,3 +205,11 @@ def sample_graph(distribution: str, seed: int, problem: str = "mis") -> GraphPro
     if problem not in GRAPH_PROBLEMS:
         raise InputError(f"unknown graph problem {problem!r}; valid: {', '.join(GRAPH_PROBLEMS)}")
     return get_distribution(distribution, problem).sample(seed)
+
+
+def sample_setcover(distribution: str, seed: int, problem: str = "setcover") -> SetCover:
+    """The set cover of ``distribution`` (balas-ho, orlib-nr, rail) for ``seed``."""
+    found = get_distribution(distribution)
+    if "setcover" not in found.kinds:
+        raise InputError(f"distribution {distribution} makes {', '.join(found.kinds)}, not set covers")
+    return found.sample(seed, "setcover")

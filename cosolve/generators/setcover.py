@@ -1,8 +1,13 @@
-"""Random set cover instances in the style of Balas & Ho (1980), vectorised.
+"""Random set cover instances, vectorised.
 
-Every column covers at least one row, every row is covered by at least two columns, the
-remaining nonzeros are spread uniformly at random, costs are uniform integers. A 10,000 x
-1,000,000 instance with 10,000,000 nonzeros builds in a few seconds.
+:func:`random_setcover`, in the style of Balas & Ho (1980) and Beasley's OR-Library sets: every
+column covers at least one row, every row is covered by at least two columns, the remaining
+nonzeros are spread uniformly at random, costs are uniform integers. A 10,000 x 1,000,000
+instance with 10,000,000 nonzeros builds in a few seconds.
+
+:func:`rail_like`, in the style of the OR-Library crew-scheduling ("rail") instances: many short
+columns (1..12 rows, rows close to each other in the row order, as a duty covers trips close in
+time), costs 1 or 2 (2 more often for longer columns).
 """
 
 from __future__ import annotations
@@ -62,6 +67,56 @@ def random_setcover(
     matrix = sp.csr_array((np.ones(len(keys), dtype=np.int8), col.astype(np.int32), indptr.astype(dtype)), shape=(m, n))
     costs = rng.integers(lo, hi + 1, n).astype(np.float64)
     return SetCover(costs, matrix, name=name or f"rand{m}x{n}_{len(keys)}_s{seed}")
+
+
+def rail_like(
+    n_rows: int,
+    n_cols: int,
+    *,
+    max_cover: int = 12,
+    spread: float = 8.0,
+    seed: int = 0,
+    name: str | None = None,
+) -> SetCover:
+    """A rail-like set cover with ``n_rows`` rows and ``n_cols`` columns.
+
+    Column j covers up to k_j rows, k_j = 1 + Binomial(``max_cover`` - 1, 1/2), drawn with
+    repetition from a window of ``w_j`` consecutive rows (cyclically) at a uniform position, w_j
+    uniform in k_j..``spread`` * k_j (repeats dropped, so a column may cover fewer than k_j rows).
+    Its cost is 2 with probability (k_j - 1) / (``max_cover`` - 1), else 1. Rows no column
+    reaches get a one-row column each (cost 1); every row is then covered at least once.
+    Deterministic in ``seed``.
+    """
+    m, n, top = int(n_rows), int(n_cols), int(max_cover)
+    if m < 1 or n < 1:
+        raise InputError(f"a rail-like set cover needs at least 1 row and 1 column, got {m} x {n}")
+    if not 1 <= top <= m:
+        raise InputError(f"max_cover must be in 1..{m} (the rows), got {top}")
+    if spread < 1:
+        raise InputError(f"spread must be at least 1, got {spread}")
+    rng = np.random.default_rng(seed)
+    k = 1 + rng.binomial(top - 1, 0.5, n) if top > 1 else np.ones(n, np.int64)
+    window = np.minimum(m, np.floor(k * rng.uniform(1.0, spread, n)).astype(np.int64))
+    window = np.maximum(window, k)
+    start = rng.integers(0, m, n)
+    col = np.repeat(np.arange(n, dtype=np.int64), k)
+    offset = np.floor(rng.random(len(col)) * np.repeat(window, k)).astype(np.int64)
+    row = (np.repeat(start, k) + offset) % m
+    keys = np.sort(col * m + row)
+    keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # repeats dropped (sorting beats np.unique's hashing here)
+    col, row = np.divmod(keys, m)
+    costs = np.where(rng.random(n) < (k - 1) / max(top - 1, 1), 2.0, 1.0)
+    missing = np.flatnonzero(np.bincount(row, minlength=m) == 0)
+    if len(missing):  # a one-row column for each row no column reaches (keys stay sorted by column)
+        col = np.concatenate([col, n + np.arange(len(missing))])
+        row = np.concatenate([row, missing])
+        costs = np.concatenate([costs, np.ones(len(missing))])
+        n += len(missing)
+    colptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(col, minlength=n), out=colptr[1:])
+    by_column = sp.csc_array((np.ones(len(row), dtype=np.int8), row.astype(np.int32), colptr), shape=(m, n))
+    matrix = sp.csr_array(by_column.tocsr())
+    return SetCover(costs, matrix, name=name or f"rail{m}x{n}_s{seed}")
 
 
 def _fill(rng: np.random.Generator, forced: np.ndarray, total: int, cells: int) -> np.ndarray:

@@ -132,3 +132,11 @@ register_generator(
         "Balas-Ho style random set cover: rows, cols, density or nnz, cost_range",
     )
 )
+register_generator(
+    Generator(
+        "setcover_distribution",
+        "cosolve.generators.distributions:sample_setcover",
+        ("setcover",),
+        "a named set cover distribution of `cosolve generate` (balas-ho, orlib-nr, rail): distribution",
+    )
+)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from cosolve.errors import InputError
 from cosolve.generators.distributions import DISTRIBUTIONS, sample_graph
@@ -83,3 +84,59 @@ def test_gset_styles_have_the_edge_counts_of_their_models():
     p = planar_union(80, 0.99, problem="maxcut", seed=3)
     assert len(p.edges) <= 2 * (3 * 80 - 6) and np.all(p.weights == 1)
     assert [gset(s, "maxcut").n for s in range(12)] == [800] * 4 + [1000] * 4 + [2000] * 4
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_orlib_nr_set_covers_have_the_shape_of_the_orlib_set_their_seed_picks(seed):
+    from cosolve.generators.distributions import ORLIB_NR_SHAPES, get_distribution
+
+    p = get_distribution("orlib-nr").sample(seed)
+    _name, rows, cols, density = ORLIB_NR_SHAPES[seed]
+    assert (p.n_rows, p.n_cols) == (rows, cols)
+    assert p.matrix.nnz == round(density * rows * cols)
+    assert p.costs.min() >= 1 and p.costs.max() <= 100 and np.all(p.costs == np.round(p.costs))
+    assert (p.matrix.sum(axis=1) >= 2).all() and (p.matrix.sum(axis=0) >= 1).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rail_like_columns_are_short_runs_of_nearby_rows_costing_one_or_two(seed):
+    from cosolve.generators.setcover import rail_like
+
+    p = rail_like(300, 6000, seed=seed)
+    a = sp.csc_array(p.matrix)
+    sizes = np.diff(a.indptr)
+    assert sizes.min() >= 1 and sizes.max() <= 12 and 5 < sizes.mean() < 8
+    assert set(np.unique(p.costs)) == {1.0, 2.0}
+    assert p.costs[sizes >= 10].mean() > p.costs[sizes <= 3].mean()  # longer columns cost more
+    assert (p.matrix.sum(axis=1) >= 1).all()
+    for j in range(0, p.n_cols, 97):  # the rows of a column fit a cyclic window of spread * 12 rows
+        rows = np.sort(a.indices[a.indptr[j] : a.indptr[j + 1]])
+        gaps = np.diff(np.r_[rows, rows[0] + p.n_rows])
+        assert p.n_rows - gaps.max() < 8 * 12
+    b = rail_like(300, 6000, seed=seed)
+    assert (p.matrix != b.matrix).nnz == 0 and np.array_equal(p.costs, b.costs)
+
+
+def test_rail_like_adds_a_column_for_each_row_no_column_reaches():
+    from cosolve.generators.setcover import rail_like
+
+    p = rail_like(500, 3, seed=0)  # three columns cannot reach 500 rows
+    assert (p.matrix.sum(axis=1) >= 1).all() and p.n_cols > 3
+
+
+def test_the_rail_distribution_draws_sizes_in_its_ranges():
+    from cosolve.generators.distributions import rail
+
+    rng = np.random.default_rng([5, 11])  # the sizes of seed 5, drawn as rail() draws them
+    rows = int(rng.integers(500, 2501))
+    cols = min(1_000_000, rows * int(rng.integers(100, 401)))
+    p = rail(5)
+    assert p.n_rows == rows and p.n_cols >= cols and 500 <= rows <= 2500
+
+
+def test_setcover_distributions_refuse_graph_distributions():
+    from cosolve.generators.distributions import sample_setcover
+
+    with pytest.raises(InputError, match="not set covers"):
+        sample_setcover("rb-small", 0)
+    assert sample_setcover("balas-ho", 1).n_rows >= 50
