@@ -3,6 +3,9 @@ polish? Per instance set and budget, each method's mean gap to the best-known va
 over seeds, and the paired comparison of ``cam+polish`` with each other method.
 
     python bench/graph_ablation_tables.py bench/results/graph-ablation [REFERENCES_CSV] > bench/results/graph-ablation/tables.md
+    python bench/graph_ablation_tables.py bench/results/graph-mis-peers --against polish > bench/results/graph-mis-peers/tables.md
+
+``--against LABEL`` pairs every method with LABEL instead of ``cam+polish``.
 
 References are those of bench/graph_tables.py (the best of REFERENCES_CSV, default
 ``bench/results/graph-peers/references.csv``, and of every finished job here), so no gap is
@@ -28,7 +31,7 @@ from cosolve.bench.store import Store
 LEARNED = "cam+polish"
 
 
-def main(folder: str, references: str | None = None) -> None:
+def main(folder: str, references: str | None = None, against: str = LEARNED) -> None:
     rows = [r for r in Store(folder).rows() if r["status"] == "done"]
     default = Path(__file__).parent / "results" / "graph-peers" / "references.csv"
     best = {k: v[0] for k, v in best_known(rows, load_references(Path(references) if references else default)).items()}
@@ -38,25 +41,25 @@ def main(folder: str, references: str | None = None) -> None:
         ref = best[(r["instance"], r["problem"])]
         g = 1.0 if r["objective"] is None else abs(ref - r["objective"]) / max(abs(ref), 1e-12)
         gap[(r["instance_set"], r["budget"])][r["label"]][(r["instance"], r["seed"])] = g
-    print("# graph-ablation tables\n")
+    print(f"# {Path(folder).name} tables\n")
     print("Mean gap to the best-known value (± sd over seeds of the per-seed mean); paired against")
-    print(f"`{LEARNED}` over (graph, seed) pairs (b/e/w: {LEARNED} better / equal / worse), and the")
-    print("per-graph difference of seed-averaged gaps (other minus cam+polish, points; > 0: cam+polish ahead)")
+    print(f"`{against}` over (graph, seed) pairs (b/e/w: {against} better / equal / worse), and the")
+    print(f"per-graph difference of seed-averaged gaps (other minus {against}, points; > 0: {against} ahead)")
     print("± its standard error over graphs.\n")
     for (iset, budget), methods in sorted(gap.items()):
         common = set.intersection(*(set(m) for m in methods.values()))
-        if not common or LEARNED not in methods:
+        if not common or against not in methods:
             continue
         graphs = sorted({i for i, _ in common})
         seeds = sorted({s for _, s in common})
         print(f"## {iset}, {budget:g} s per graph ({len(graphs)} graphs x {len(seeds)} seeds)\n")
-        print(f"| method | mean gap ± sd | {LEARNED} b/e/w | difference (points) | verdict |")
+        print(f"| method | mean gap ± sd | {against} b/e/w | difference (points) | verdict |")
         print("|---|---:|---:|---:|---|")
-        ours = methods[LEARNED]
+        ours = methods[against]
         for label, by in sorted(methods.items()):
             per_seed = [np.mean([by[(i, s)] for i in graphs if (i, s) in common]) for s in seeds]
             cell = f"{100 * np.mean(per_seed):.2f}% ± {100 * np.std(per_seed):.2f}"
-            if label == LEARNED:
+            if label == against:
                 print(f"| {label} | {cell} |  |  |  |")
                 continue
             pairs = sorted(common)
@@ -72,4 +75,10 @@ def main(folder: str, references: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    args = sys.argv[1:]
+    label = LEARNED
+    if "--against" in args:
+        at = args.index("--against")
+        label = args[at + 1]
+        del args[at : at + 2]
+    main(*args, against=label)
