@@ -17,8 +17,10 @@ orlib-nr     set cover in the shapes of OR-Library's sets nre..nrh (Beasley 1990
              picks the set: 500 x 5,000 at 10% (nre) or 20% (nrf), 1,000 x 10,000 at 2% (nrg)
              or 5% (nrh); costs 1..100
 rail         rail-like set cover (:func:`cosolve.generators.setcover.rail_like`): 500..2,500
-             rows, 100..400 columns per row (at most 1,000,000), columns of 1..12 nearby rows,
-             costs 1 or 2
+             rows, 100..400 columns per row (at most 1,000,000), columns of 1..12 rows in up to
+             three runs of consecutive rows, costs 1 or 2
+rail-scattered  the same sizes and costs, each column's rows drawn one by one in a window of up
+             to 8 times their number: a much weaker LP bound (about 30% below the best cover)
 ============ ===========================================================================
 
 Graph distributions make any of the graph problems (the ``problem`` argument); ``balas-ho``
@@ -132,15 +134,26 @@ def orlib_nr(seed: int, problem: str = "setcover") -> SetCover:
     return random_setcover(rows, cols, density, cost_range=(1, 100), seed=seed)
 
 
-def rail(seed: int, problem: str = "setcover") -> SetCover:
-    """A rail-like set cover drawn from ``seed``: 500..2,500 rows, 100..400 columns per row (at
-    most 1,000,000 columns)."""
-    from cosolve.generators.setcover import rail_like
-
+def _rail_size(seed: int) -> tuple[int, int]:
+    """500..2,500 rows and 100..400 columns per row (at most 1,000,000 columns), drawn from ``seed``."""
     rng = np.random.default_rng([seed, 11])
     rows = int(rng.integers(500, 2501))
-    cols = min(1_000_000, rows * int(rng.integers(100, 401)))
-    return rail_like(rows, cols, seed=seed)
+    return rows, min(1_000_000, rows * int(rng.integers(100, 401)))
+
+
+def rail(seed: int, problem: str = "setcover") -> SetCover:
+    """A rail-like set cover drawn from ``seed`` (sizes: :func:`_rail_size`)."""
+    from cosolve.generators.setcover import rail_like
+
+    return rail_like(*_rail_size(seed), seed=seed)
+
+
+def rail_scattered(seed: int, problem: str = "setcover") -> SetCover:
+    """A rail-like set cover whose columns' rows are drawn one by one in a window of 1..8 times
+    their number (sizes: :func:`_rail_size`)."""
+    from cosolve.generators.setcover import rail_like
+
+    return rail_like(*_rail_size(seed), max_pieces=None, spread=8.0, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -188,6 +201,7 @@ DISTRIBUTIONS: dict[str, Distribution] = {
         Distribution("balas-ho", balas_ho, ("setcover",)),
         Distribution("orlib-nr", orlib_nr, ("setcover",)),
         Distribution("rail", rail, ("setcover",)),
+        Distribution("rail-scattered", rail_scattered, ("setcover",)),
     )
 }
 
@@ -208,7 +222,7 @@ def sample_graph(distribution: str, seed: int, problem: str = "mis") -> GraphPro
 
 
 def sample_setcover(distribution: str, seed: int, problem: str = "setcover") -> SetCover:
-    """The set cover of ``distribution`` (balas-ho, orlib-nr, rail) for ``seed``."""
+    """The set cover of ``distribution`` (balas-ho, orlib-nr, rail, rail-scattered) for ``seed``."""
     found = get_distribution(distribution)
     if "setcover" not in found.kinds:
         raise InputError(f"distribution {distribution} makes {', '.join(found.kinds)}, not set covers")

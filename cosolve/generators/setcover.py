@@ -74,7 +74,7 @@ def rail_like(
     n_cols: int,
     *,
     max_cover: int = 12,
-    max_pieces: int = 3,
+    max_pieces: int | None = 3,
     spread: float = 3.0,
     seed: int = 0,
     name: str | None = None,
@@ -83,7 +83,8 @@ def rail_like(
 
     Column j covers k_j = 1 + Binomial(``max_cover`` - 1, 1/2) rows in p_j = 1 + Binomial(
     ``max_pieces`` - 1, 1/2) runs of consecutive rows (at most k_j runs, each of ceil(k_j / p_j)
-    rows but the last), as a duty covers a few stretches of consecutive trips; the runs start at
+    rows but the last), as a duty covers a few stretches of consecutive trips (``max_pieces`` None:
+    p_j = k_j, every row drawn on its own, the "scattered" variant); the runs start at
     uniform offsets in a window of ``spread`` * k_j rows from a uniform first row (cyclically, runs
     may overlap: a column can cover fewer than k_j rows). Its cost is 2 with probability
     (k_j - 1) / (``max_cover`` - 1), else 1. Rows no column reaches get a one-row column each
@@ -93,7 +94,8 @@ def rail_like(
     instances are closer still (about 1%).
     Deterministic in ``seed``.
     """
-    m, n, top, most = int(n_rows), int(n_cols), int(max_cover), int(max_pieces)
+    m, n, top = int(n_rows), int(n_cols), int(max_cover)
+    most = top if max_pieces is None else int(max_pieces)
     if m < 1 or n < 1:
         raise InputError(f"a rail-like set cover needs at least 1 row and 1 column, got {m} x {n}")
     if not 1 <= top <= m:
@@ -104,7 +106,10 @@ def rail_like(
         raise InputError(f"spread must be at least 1, got {spread}")
     rng = np.random.default_rng(seed)
     k = 1 + rng.binomial(top - 1, 0.5, n) if top > 1 else np.ones(n, np.int64)
-    pieces = np.minimum(k, 1 + rng.binomial(most - 1, 0.5, n)) if most > 1 else np.ones(n, np.int64)
+    if max_pieces is None:
+        pieces = k
+    else:
+        pieces = np.minimum(k, 1 + rng.binomial(most - 1, 0.5, n)) if most > 1 else np.ones(n, np.int64)
     run = -(-k // pieces)  # rows per run, ceil
     window = np.maximum(k, np.floor(k * rng.uniform(1.0, spread, n)).astype(np.int64))
     first = rng.integers(0, m, n)

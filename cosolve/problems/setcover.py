@@ -137,6 +137,6 @@ register_generator(
         "setcover_distribution",
         "cosolve.generators.distributions:sample_setcover",
         ("setcover",),
-        "a named set cover distribution of `cosolve generate` (balas-ho, orlib-nr, rail): distribution",
+        "a named set cover distribution of `cosolve generate` (balas-ho, orlib-nr, rail, rail-scattered): distribution",
     )
 )

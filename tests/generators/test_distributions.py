@@ -125,14 +125,32 @@ def test_rail_like_adds_a_column_for_each_row_no_column_reaches():
     assert (p.matrix.sum(axis=1) >= 1).all() and p.n_cols > 3
 
 
-def test_the_rail_distribution_draws_sizes_in_its_ranges():
-    from cosolve.generators.distributions import rail
+def test_the_rail_distributions_draw_sizes_in_their_ranges():
+    from cosolve.generators.distributions import _rail_size, rail, rail_scattered
 
-    rng = np.random.default_rng([5, 11])  # the sizes of seed 5, drawn as rail() draws them
-    rows = int(rng.integers(500, 2501))
-    cols = min(1_000_000, rows * int(rng.integers(100, 401)))
-    p = rail(5)
-    assert p.n_rows == rows and p.n_cols >= cols and 500 <= rows <= 2500
+    sizes = [_rail_size(seed) for seed in range(200)]
+    assert all(500 <= m <= 2500 and min(100 * m, 1_000_000) <= n <= min(400 * m, 1_000_000) for m, n in sizes)
+    assert min(m for m, _ in sizes) < 600 and max(m for m, _ in sizes) > 2400
+    rows, cols = _rail_size(5)
+    for make in (rail, rail_scattered):
+        p = make(5)
+        assert p.n_rows == rows and p.n_cols >= cols
+
+
+def test_scattered_rail_columns_draw_each_row_on_its_own():
+    from cosolve.generators.setcover import rail_like
+
+    runs = sp.csc_array(rail_like(400, 4000, seed=1).matrix)
+    scattered = sp.csc_array(rail_like(400, 4000, max_pieces=None, spread=8.0, seed=1).matrix)
+
+    def mean_runs(a):
+        counts = []
+        for j in range(a.shape[1]):
+            rows = np.sort(a.indices[a.indptr[j] : a.indptr[j + 1]])
+            counts.append(1 + np.count_nonzero(np.diff(rows) > 1))
+        return np.mean(counts)
+
+    assert mean_runs(scattered) > 2 * mean_runs(runs)
 
 
 def test_setcover_distributions_refuse_graph_distributions():
