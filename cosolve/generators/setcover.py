@@ -106,10 +106,7 @@ def rail_like(
         raise InputError(f"spread must be at least 1, got {spread}")
     rng = np.random.default_rng(seed)
     k = 1 + rng.binomial(top - 1, 0.5, n) if top > 1 else np.ones(n, np.int64)
-    if max_pieces is None:
-        pieces = k
-    else:
-        pieces = np.minimum(k, 1 + rng.binomial(most - 1, 0.5, n)) if most > 1 else np.ones(n, np.int64)
+    pieces = k.copy() if max_pieces is None else np.minimum(k, 1 + rng.binomial(most - 1, 0.5, n))
     run = -(-k // pieces)  # rows per run, ceil
     window = np.maximum(k, np.floor(k * rng.uniform(1.0, spread, n)).astype(np.int64))
     first = rng.integers(0, m, n)
