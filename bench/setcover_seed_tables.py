@@ -33,7 +33,7 @@ def main(folder: str) -> None:
         common = sorted(set.intersection(*(set(v) for v in methods.values())))
         instances = sorted({i for i, _ in common})
         seeds = sorted({s for _, s in common})
-        labels = [LEARNED] + sorted(m for m in methods if m != LEARNED)
+        labels = [LEARNED, *sorted(m for m in methods if m != LEARNED)]
         print(f"## {budget:g} s, {len(instances)} instances x {len(seeds)} seeds\n")
         print("| instance | " + " | ".join(f"{m} mean (min..max)" for m in labels) + " |")
         print("|---|" + "---:|" * len(labels))
