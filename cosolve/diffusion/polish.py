@@ -44,7 +44,7 @@ INDEPENDENT_SET_SEARCHES: dict[str, Callable[[sp.csr_array, np.ndarray, int], Gr
     "arw": IndependentSetSearch,
 }
 #: the default of :data:`INDEPENDENT_SET_SEARCHES`: NuMVC reached larger sets than ARW's ILS on the
-#: er-700-800 and frb MIS graphs at 1 s (bench/results/graph-peers)
+#: er-700-800 and frb MIS graphs at 1 s and 10 s (bench/results/graph-mis-peers)
 INDEPENDENT_SET_SEARCH = "numvc"
 
 

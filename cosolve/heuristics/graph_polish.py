@@ -35,7 +35,8 @@ from cosolve.heuristics.setcover import index_arrays
 
 
 @njit(cache=True)
-def _seed(seed: int) -> None:
+def seed_numba_random(seed: int) -> None:
+    """Seed numba's random generator (one per thread, shared by every jitted function)."""
     np.random.seed(seed)
 
 
@@ -539,7 +540,7 @@ class IndependentSetSearch(GraphLocalSearch):
         self.mark = np.zeros(n, np.int8)
         self.cands = np.zeros(max(n, int(np.diff(a.indptr).max(initial=0)) ** 2 + 1), np.int64)
         super().__init__(np.zeros(n, np.int8))
-        _seed(seed)
+        seed_numba_random(seed)
         self._arrays = (self.indptr, self.indices, self.in_s, self.tight, self.owner, self.count, self.age, self.best, self.state)
         self._scratch = (self.log, self.stack, self.instack, self.ones, self.mark, self.cands)
         independent_set_start(*self._arrays, *self._scratch)
@@ -579,7 +580,7 @@ class CutTabuSearch(GraphLocalSearch):
         fstate, istate = np.zeros(2, np.float64), np.zeros(8, np.int64)
         super().__init__(np.zeros(n, np.int8))
         self.gain = np.zeros(n, np.float64)
-        _seed(seed)
+        seed_numba_random(seed)
         graph = (self.indptr, self.indices, self.weights, x, self.gain, np.zeros(n, np.float64), tie)
         cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate, self.tenures)
         self._arrays = (*graph, free, free_pos, held, held_pos, np.zeros(n, np.int64), queue, queue_at, self.best, fstate, istate)
@@ -607,7 +608,7 @@ class DominatingSetSearch(GraphLocalSearch):
         self.dlist, self.dpos = np.zeros(n, np.int64), np.zeros(n, np.int64)
         self.istate = np.zeros(5, np.int64)
         super().__init__(np.zeros(n, np.int8))
-        _seed(seed)
+        seed_numba_random(seed)
         self._arrays = (
             self.indptr, self.indices, self.in_d, self.covered, self.weight, self.conf, self.age, self.undom, self.upos,
             self.dlist, self.dpos, self.best, self.istate,

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from cosolve.heuristics.graph_polish import GraphLocalSearch, _seed
+from cosolve.heuristics.graph_polish import GraphLocalSearch, seed_numba_random
 
 #: mean edge weight (per node) at which the weights are scaled down, and the scale (the paper's values)
 GAMMA_PER_NODE = 0.5
@@ -219,7 +219,7 @@ class VertexCoverSearch(GraphLocalSearch):
             self.uncovered, self.uncovered_at, self.cover, self.cover_at,
         )  # fmt: skip
         super().__init__(np.zeros(n, np.int8))
-        _seed(seed)
+        seed_numba_random(seed)
         vertex_cover_start(*arrays, self.best, self.state)
         self._arrays = (*arrays, self.best, self.state, np.ones(n, np.int8), np.zeros(n, np.int64))
         self._parameters = (GAMMA_PER_NODE * n, RHO)
