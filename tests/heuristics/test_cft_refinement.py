@@ -1,13 +1,13 @@
-"""CFT's Lagrangian greedy (pick order), three-phase and refinement: covers only, never worse than
-the start, the brute-force optimum on tiny instances, the optimum on a bundled OR-Library one, and
-the stop callback honoured."""
+"""CFT's Lagrangian greedy (pick order), the residual instance, column fixing, three-phase and
+refinement: covers only, never worse than the start, the brute-force optimum on tiny instances, the
+optimum on a bundled OR-Library one, and the stop callback honoured."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from cosolve.heuristics.cft import RefineStats, refine
+from cosolve.heuristics.cft import FIX_THRESHOLD, RefineStats, Residual, columns_to_fix, refine
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
 from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
 from cosolve.io import read
@@ -80,3 +80,46 @@ def test_refine_honours_stop_and_returns_the_start():
     x, lag = start(p)
     best = refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: True, rng=np.random.default_rng(0))
     np.testing.assert_array_equal(best, x)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_residual_keeps_the_rows_left_uncovered_and_the_other_columns_touching_them(seed):
+    rng = np.random.default_rng(seed)
+    p = random_cover(rng, 40, 80, 0.1)
+    whole = Residual.whole(p.costs, p.matrix, p.csc)
+    first = rng.choice(p.n_cols, 3, replace=False)
+    res = whole.without(first)
+    second = rng.choice(res.cols.size, 2, replace=False)
+    taken = np.concatenate([first, res.cols[second]])
+    res = res.without(second)
+    dense = p.matrix.toarray()
+    rows = np.flatnonzero(dense[:, taken].sum(axis=1) == 0)
+    cols = np.setdiff1d(np.flatnonzero(dense[rows].sum(axis=0) > 0), taken)
+    np.testing.assert_array_equal(res.rows, rows)
+    np.testing.assert_array_equal(res.cols, cols)
+    np.testing.assert_array_equal(res.csr.toarray(), dense[np.ix_(rows, cols)])
+    np.testing.assert_array_equal(res.csc.toarray(), dense[np.ix_(rows, cols)])
+    np.testing.assert_array_equal(res.costs, p.costs[cols])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_column_fixing_takes_lone_negative_columns_then_the_greedy_s_first_picks(seed):
+    rng = np.random.default_rng(seed)
+    p = random_cover(rng, 40, 120, 0.08)
+    x, _ = start(p)
+    res = Residual.whole(p.costs, p.matrix, p.csc)
+    lag = lagrangian_bound(p.costs, p.matrix, p.csc, upper=float(p.costs @ x), iterations=50)
+    fixed = columns_to_fix(res, lag, 3)
+    negative = np.flatnonzero(lag.reduced < FIX_THRESHOLD)
+    dense = p.matrix.toarray()
+    lone = [j for j in negative if not any(dense[:, j] @ dense[:, k] for k in negative if k != j)]
+    assert fixed[: len(lone)].tolist() == lone
+    rest = fixed[len(lone) :]
+    assert 1 <= rest.size <= 3 and not set(rest) & set(lone)
+    # the rest are the greedy's first picks after the lone columns
+    row_ptr, row_idx, col_ptr, col_idx = index_arrays(p.matrix, p.csc)
+    g = np.zeros(p.n_cols, np.int8)
+    g[lone] = 1
+    picked = np.empty(p.n_cols + 1, np.int64)
+    lagrangian_greedy_kernel(p.costs, row_ptr, row_idx, col_ptr, col_idx, lag.multipliers, g, picked)
+    assert rest.tolist() == picked[: rest.size].tolist()
