@@ -3,8 +3,8 @@ procedure.
 
 *Three-phase* (on an instance with some columns fixed in the cover, and starting multipliers):
 (1) subgradient optimisation of the Lagrangian bound of the *residual* instance (the rows the
-fixed columns leave uncovered, the columns that touch them), priced over all its columns (CFT's
-dynamic core, :func:`cosolve.heuristics.lagrangian.lagrangian_bound`); (2) CFT's Lagrangian greedy
+fixed columns leave uncovered, the columns that touch them) on a core of it re-priced over all its
+columns every 100 steps (CFT's dynamic core, :func:`cosolve.heuristics.lagrangian.lagrangian_bound`); (2) CFT's Lagrangian greedy
 along a short subgradient run from those multipliers
 (:func:`cosolve.heuristics.lagrangian.lagrangian_heuristic`), each cover completed by the fixed
 columns; (3) column fixing: the columns of reduced cost below -0.001 whose rows no other such
@@ -19,9 +19,10 @@ least score are fixed until they cover a fraction ``pi`` of the rows, and three-
 rest from perturbed multipliers. ``pi`` starts at 0 (a plain three-phase), then 0.3, and grows by
 10% per round; it starts over at 0.3 when nothing is left to free.
 
-The residual is re-priced over *every* column left, not over a core chosen once at the whole
+The residual is priced over *every* column left, not over a core chosen once at the whole
 instance's multipliers: after fixing, the reduced costs change and a fixed core misses the columns
-the residual needs (on the rail-scattered set, one three-phase ends 6-8% above the priced one).
+the residual needs (on the rail-scattered set one three-phase from the fixed core ends 3-6% above
+the priced one; ``refine(core_per_row=10)`` is that ablation).
 Costs (n,) float64, matrices scipy CSR/CSC with 0/1 entries, multipliers (m,) float64, covers
 (n,) int8.
 """
@@ -99,21 +100,28 @@ def _cannot_improve(lower: float, best: float, integral: bool) -> bool:
     return lower >= best - 1e-9 * max(1.0, abs(best))
 
 
-def columns_to_fix(res: Residual, lag: LagrangianBound, count: int) -> np.ndarray:
+def columns_to_fix(res: Residual, lag: LagrangianBound, count: int, *, per_row: int = 5) -> np.ndarray:
     """CFT's column fixing on the residual ``res`` at ``lag``'s multipliers: the columns of reduced
     cost below :data:`FIX_THRESHOLD` that share no row with another such column, then the first
-    ``count`` columns the Lagrangian greedy takes to complete them. Local indices (int64)."""
+    ``count`` columns the Lagrangian greedy takes to complete them (run on the core of the
+    ``per_row`` columns of least reduced cost per row and those of negative reduced cost). Local
+    indices (int64)."""
     negative = (lag.reduced < FIX_THRESHOLD).astype(np.int64)
-    per_row = np.asarray(res.csr @ negative)
-    overlapping = np.asarray(res.csc.T @ (per_row > 1).astype(np.int64)) > 0
+    per_row_count = np.asarray(res.csr @ negative)
+    overlapping = np.asarray(res.csc.T @ (per_row_count > 1).astype(np.int64)) > 0
     alone = np.flatnonzero((negative == 1) & ~overlapping)
-    row_ptr, row_idx, col_ptr, col_idx = index_arrays(res.csr, res.csc)
-    x = np.zeros(res.cols.size, np.int8)
-    x[alone] = 1
-    picked = np.empty(res.cols.size + 1, np.int64)
-    lagrangian_greedy_kernel(res.costs, row_ptr, row_idx, col_ptr, col_idx, lag.multipliers, x, picked)
+    row_ptr, row_idx = index_arrays(res.csr)
+    local = core_kernel(lag.reduced, row_ptr, row_idx, per_row, 0.0)
+    core = res.columns(local)
+    c_row_ptr, c_row_idx, c_col_ptr, c_col_idx = index_arrays(core.csr, core.csc)
+    position = np.full(res.cols.size, -1, np.int64)
+    position[local] = np.arange(local.size)
+    x = np.zeros(core.cols.size, np.int8)
+    x[position[alone]] = 1  # every negative column is in the core
+    picked = np.empty(core.cols.size + 1, np.int64)
+    lagrangian_greedy_kernel(core.costs, c_row_ptr, c_row_idx, c_col_ptr, c_col_idx, lag.multipliers, x, picked)
     taken = picked[: np.argmax(picked < 0)] if np.any(picked < 0) else picked
-    return np.concatenate([alone, taken[:count]]).astype(np.int64)
+    return np.concatenate([alone, local[taken[:count]]]).astype(np.int64)
 
 
 def three_phase(
@@ -161,7 +169,7 @@ def three_phase(
             break  # a row no free column covers: nothing feasible below this fixing
         lag = lagrangian_bound(
             res.costs, res.csr, res.csc, upper=max(best - fixed_cost, 1e-9), iterations=subgradient_iterations,
-            multipliers=u[res.rows], step=0.1, stop=stop,
+            multipliers=u[res.rows], step=0.1, stop=stop, core_min_columns=0,
         )  # fmt: skip
         stats.fixings += 1
         if _cannot_improve(fixed_cost + lag.bound, best, integral):
@@ -196,6 +204,7 @@ def refine(
     pi_growth: float = 1.1,
     perturbation: float = 0.1,
     max_rounds: int = 1 << 30,
+    stall_cycles: int = 1,
     stats: RefineStats | None = None,
     core_per_row: int | None = None,
 ) -> np.ndarray:
@@ -204,8 +213,8 @@ def refine(
     ``lag`` is a Lagrangian bound of the whole instance: its reduced costs and multipliers score
     the columns of the best cover, and its multipliers, scaled by ``1 + U(-perturbation,
     perturbation)`` per row, start every three-phase. ``on_improve(x, cost)`` sees every cheaper
-    cover. Stops at ``stop()``, after ``max_rounds`` rounds, or after a whole cycle of ``pi``
-    (0.3 up to 1) without a cheaper cover. Returns the best cover (n,) int8; it is never worse
+    cover. Stops at ``stop()``, after ``max_rounds`` rounds, or after ``stall_cycles`` whole cycles
+    of ``pi`` (0.3 up to 1) without a cheaper cover. Returns the best cover (n,) int8; it is never worse
     than ``x``.
 
     ``core_per_row`` (an ablation): run on a fixed core instead, the ``core_per_row`` columns of
@@ -224,7 +233,7 @@ def refine(
     pi = 0.0
     cycle = 1 + int(np.ceil(np.log(1.0 / pi_start) / np.log(pi_growth)))  # rounds of pi from 0 to >= 1
     stall = 0
-    while not stop() and stats.rounds < max_rounds and stall < cycle:
+    while not stop() and stats.rounds < max_rounds and stall < stall_cycles * cycle:
         fixed = np.zeros(whole.cols.size, np.bool_)
         if pi > 0.0:
             selected = np.flatnonzero(best_x)

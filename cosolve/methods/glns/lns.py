@@ -12,7 +12,9 @@
    trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
    under a time slice (:mod:`cosolve.methods.glns.repair`) -> an improvement is kept and polished
-   by the local search; the size adapts to how the repairs went.
+   by the local search; the size adapts to how the repairs went. After ``refine_patience`` repairs
+   in a row find nothing, one more refinement (a cycle without a cheaper cover ends it) runs from
+   the incumbent: on instances where the sub-MIPs stop improving, the budget goes back to CFT.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -44,7 +46,10 @@ class LNSSettings:
     5% of the time left when the loop starts, within 0.2..2 s, written back to the solve's options);
     ``per_row``: candidate columns per row; ``lagrangian_iterations`` and ``lagrangian_share`` (most
     of the budget the bound may take); ``heuristic_iterations`` of the Lagrangian heuristic;
-    ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it);
+    ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it), and
+    ``refine_cycles``: the whole cycles of its fixing fraction without a cheaper cover that end it;
+    ``refine_patience``: repairs in a row without a cheaper cover after which the loop runs another
+    refinement (one stalled cycle) from the incumbent (0: never);
     ``sub_solver``: scip or cpsat."""
 
     size: int = 200
@@ -54,6 +59,8 @@ class LNSSettings:
     lagrangian_share: float = 0.25
     heuristic_iterations: int = 200
     refine_share: float = 0.8
+    refine_cycles: int = 1
+    refine_patience: int = 30
     sub_solver: str = "scip"
 
 
@@ -62,8 +69,9 @@ class LNSStats:
     """Counters of one search: ``iterations`` repairs run, ``improved`` those that found a cheaper
     cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
     ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
-    the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound, and
-    the refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
+    the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound,
+    ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs) and the
+    refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
@@ -75,6 +83,7 @@ class LNSStats:
     heuristic_objective: float = math.nan
     lagrangian_bound: float = math.nan
     refined_objective: float = math.nan
+    refine_restarts: int = 0
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -149,17 +158,23 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     if upper <= bound + 1e-9:
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
-    if settings.refine_share > 0:
+    def refined(x: np.ndarray, cycles: int) -> np.ndarray:
+        """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left)."""
         limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
-        refined = refine(
-            costs, csr, csc, lag, x, rng=rng, stats=stats.refine,
+        y = refine(
+            costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles,
             stop=lambda: stop() or deadline.elapsed() > limit,
             on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
         )  # fmt: skip
-        if float(costs @ refined) < upper - 1e-9:
-            x = swap_local_search(costs, csr, csc, refined)
-            upper = float(costs @ x)
-            ctx.trace.offer(x, upper)
+        if float(costs @ y) >= float(costs @ x) - 1e-9:
+            return x
+        y = swap_local_search(costs, csr, csc, y)
+        ctx.trace.offer(y, float(costs @ y))
+        return y
+
+    if settings.refine_share > 0:
+        x = refined(x, settings.refine_cycles)
+        upper = float(costs @ x)
         stats.refined_objective = upper
         if upper <= bound + 1e-9:
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)
@@ -177,7 +192,29 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         ctx.options["sub_time"] = sub_time
     complete_timeouts = 0
 
-    rank_seconds = candidate_seconds = 0.0  # the last ranking's and candidate lists' durations
+    candidate_seconds = 0.0  # how long the candidate lists took to build
+
+    def adopt(x: np.ndarray) -> bool:
+        """Make the cheaper cover ``x`` the incumbent; whether the bound proves it optimal."""
+        nonlocal allowed, cand_ptr, cand_idx, usable, candidate_seconds
+        upper = float(costs @ x)
+        ctx.trace.offer(x, upper)
+        if upper <= bound + 1e-9:
+            return True
+        state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
+        if deadline.remaining() > 2 * candidate_seconds:  # else keep the lists: less fixed, still valid
+            t3 = deadline.elapsed()
+            allowed = ~lag.fixable(upper)
+            state.allowed = allowed
+            state.cand_ptr, state.cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
+            cand_ptr, cand_idx = state.cand_ptr, state.cand_idx
+            usable = int(np.count_nonzero(allowed | (x == 1)))
+            size.high = usable
+            candidate_seconds = deadline.elapsed() - t3
+        return False
+
+    rank_seconds = 0.0  # the last ranking's duration
+    stalled = 0  # repairs in a row without a cheaper cover
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
@@ -207,26 +244,20 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             stats.improved += 1
             x = state.x.copy()
             x[free] = fixed.choice
-            x = swap_local_search(costs, csr, csc, x, allowed=allowed | (x == 1))
-            upper = float(costs @ x)
-            ctx.trace.offer(x, upper)
-            if upper <= bound + 1e-9:
+            if adopt(swap_local_search(costs, csr, csc, x, allowed=allowed | (x == 1))):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
-            state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
-            if deadline.remaining() > 2 * candidate_seconds:  # else keep the lists: less fixed, still valid
-                t3 = deadline.elapsed()
-                allowed = ~lag.fixable(upper)
-                state.allowed = allowed
-                state.cand_ptr, state.cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
-                cand_ptr, cand_idx = state.cand_ptr, state.cand_idx
-                usable = int(np.count_nonzero(allowed | (x == 1)))
-                size.high = usable
-                candidate_seconds = deadline.elapsed() - t3
         elif fixed.optimal and complete:
             return Outcome(Termination.COMPLETED, Status.OPTIMAL)  # every usable column was free
         elif complete:
             complete_timeouts += 1
         size.update(improved=improved, optimal=fixed.optimal)
+        stalled = 0 if improved else stalled + 1
+        if settings.refine_share > 0 and 0 < settings.refine_patience <= stalled and not stop():
+            stalled = 0
+            stats.refine_restarts += 1
+            y = refined(state.x, 1)
+            if float(costs @ y) < float(costs @ state.x) - 1e-9 and adopt(y):
+                return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)
 
 

@@ -27,6 +27,12 @@ LNS_OPTIONS: dict[str, Option] = {
     "refine_share": Option(
         float, 0.8, "most of the remaining budget CFT's refinement (three-phase around the start) may take", minimum=0
     ),
+    "refine_cycles": Option(
+        int, 1, "whole cycles of the refinement's fixing fraction without a cheaper cover before the LNS loop starts", minimum=1
+    ),
+    "refine_patience": Option(
+        int, 30, "repairs in a row without a cheaper cover after which another refinement runs (0: never)", minimum=0
+    ),
 }
 
 

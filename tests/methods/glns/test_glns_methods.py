@@ -91,3 +91,15 @@ def test_fit_lowers_the_validation_energy_and_round_trips(tmp_path):
     assert "GLNS checkpoint" in (tmp_path / "README.md").read_text()
     r = Solver("glns", time_limit=2, checkpoint=str(tmp_path)).solve(tiny_cover(1))
     assert r.status == "optimal"
+
+
+def test_stalled_repairs_hand_the_budget_back_to_the_refinement():
+    from cosolve.generators.distributions import sample_setcover
+
+    p = sample_setcover("balas-ho", 0)
+    r = Solver("lns-random", time_limit=2, refine_patience=1, seed=0).solve(p)
+    assert r.stats["refine_restarts"] >= 1 and r.stats["iterations"] >= r.stats["refine_restarts"]
+    assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
+    assert r.objective <= r.stats["refined_objective"]
+    never = Solver("lns-random", time_limit=1, refine_patience=0, seed=0).solve(p)
+    assert never.stats["refine_restarts"] == 0
