@@ -55,11 +55,11 @@ class NumpyGraph:
         return cls(sp.csr_array(norm, dtype=dtype), static)
 
 
-def _linear(h: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
+def linear(h: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
     return h @ w[f"{name}.weight"].T + w[f"{name}.bias"]
 
 
-def _layer_norm(h: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+def layer_norm(h: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     mean = h.mean(axis=-1, keepdims=True)
     centred = h - mean
     var = (centred * centred).mean(axis=-1, keepdims=True)
@@ -101,16 +101,16 @@ class NumpyFlipPolicy:
         squashed = np.sign(gain) * np.log1p(np.abs(gain))
         static = np.broadcast_to(graph.static.astype(dtype, copy=False)[:, None, :], (n, k, graph.static.shape[1]))
         features = np.concatenate([(2 * x - 1)[..., None], squashed[..., None], static], axis=-1)
-        h = _linear(features, w, "encoder")
+        h = linear(features, w, "encoder")
         if self.time_features:
-            h = h + _linear(time_features(t, self.time_features).astype(dtype), w, "time")
+            h = h + linear(time_features(t, self.time_features).astype(dtype), w, "time")
         hidden = h.shape[-1]
         for i in range(self.layers):
             p = f"layers.{i}"
             agg = (graph.adjacency @ h.reshape(n, k * hidden)).astype(dtype, copy=False).reshape(n, k, hidden)
-            m = np.maximum(_linear(np.concatenate([h, agg], axis=-1), w, f"{p}.mlp.0"), 0)
-            h = _layer_norm(h + _linear(m, w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
-        out = _linear(h, w, "head")[..., 0]
+            m = np.maximum(linear(np.concatenate([h, agg], axis=-1), w, f"{p}.mlp.0"), 0)
+            h = layer_norm(h + linear(m, w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
+        out = linear(h, w, "head")[..., 0]
         return out if base is None else out + base.astype(dtype)
 
 

@@ -157,14 +157,17 @@ def gradient_rule(tau: float = 0.1, d: int = 5) -> RuleFactory:
 
 
 def learned_rule(policy: Any) -> RuleFactory:
-    """The trained set cover policy (:class:`~cosolve.methods.glns.model.CoverPolicy`) as the flip rule."""
+    """The trained set cover policy as the flip rule, run in numpy
+    (:class:`~cosolve.methods.glns.numpy_model.NumpyCoverPolicy`; a torch
+    :class:`~cosolve.methods.glns.model.CoverPolicy` is converted first)."""
+    from cosolve.methods.glns.numpy_model import CoverGraph, NumpyCoverPolicy, numpy_cover_rule
+
+    if not isinstance(policy, NumpyCoverPolicy):
+        policy = NumpyCoverPolicy.from_torch(policy)
 
     def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
-        from cosolve.diffusion.inference import logit_rule
-        from cosolve.methods.glns.model import CoverTensors, cover_logits
-
-        tensors = CoverTensors.build(region.matrix, region.costs, region.reduced, region.start)
-        return logit_rule(lambda x, t: cover_logits(policy, energy, tensors, x, t))
+        graph = CoverGraph.build(region.matrix, region.costs, region.reduced, region.start)
+        return numpy_cover_rule(policy, energy, graph)
 
     return make
 

@@ -129,13 +129,13 @@ class GLNS(AdjointMethod):
 
         warm_kernels()
         if self.config["policy"] == "cam":
-            from cosolve.methods.glns.train import load_checkpoint
+            from cosolve.methods.glns.numpy_model import load_numpy_checkpoint
 
             missing = (
                 "no GLNS checkpoint is shipped; train one with `cosolve train glns --time SECONDS --out DIR` and pass "
                 "--set checkpoint=DIR, or use --set policy=gradient"
             )
-            self.model_for(self.config["checkpoint"], GLNS_CHECKPOINT, missing, load_checkpoint)
+            self.model_for(self.config["checkpoint"], GLNS_CHECKPOINT, missing, load_numpy_checkpoint)
         super().prepare(problem)
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:

@@ -103,3 +103,48 @@ def test_stalled_repairs_hand_the_budget_back_to_the_refinement():
     assert r.objective <= r.stats["refined_objective"]
     never = Solver("lns-random", time_limit=1, refine_patience=0, seed=0).solve(p)
     assert never.stats["refine_restarts"] == 0
+
+
+def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint():
+    from cosolve.diffusion.energies import CoverEnergy
+    from cosolve.methods.glns.methods import GLNS_CHECKPOINT
+    from cosolve.methods.glns.model import CoverTensors, cover_logits
+    from cosolve.methods.glns.numpy_model import CoverGraph, load_numpy_checkpoint
+    from cosolve.methods.glns.train import load_checkpoint
+    from cosolve.training.checkpoint import shipped_folder
+
+    folder = shipped_folder() / GLNS_CHECKPOINT
+    torch_policy, config, meta = load_checkpoint(folder)  # model.pt, through torch
+    numpy_policy, numpy_config, numpy_meta = load_numpy_checkpoint(folder)  # model.npz, no torch
+    assert numpy_config == config and numpy_meta.keys() == meta.keys()
+    rng = np.random.default_rng(0)
+    p = tiny_cover(5, m=30, n=50)
+    costs = p.costs / p.costs.max()
+    reduced = costs - rng.uniform(0, 0.5, p.n_cols)
+    incumbent = rng.integers(0, 2, p.n_cols)
+    energy = CoverEnergy(p.matrix, costs, penalty=config.penalty)
+    x = rng.integers(0, 2, (4, p.n_cols)).astype(np.int8)
+    tensors = CoverTensors.build(p.matrix, costs, reduced, incumbent)
+    graph = CoverGraph.build(p.matrix, costs, reduced, incumbent)
+    for t in (1.0, 0.37, 1 / 16):
+        with torch.no_grad():
+            expected = cover_logits(torch_policy, energy, tensors, x, t).numpy()
+        got = numpy_policy(x.T, energy.flip_gain(x).T, graph.state_cover(x), t, graph)
+        assert got.shape == expected.shape == (p.n_cols, 4)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5 * max(float(np.abs(expected).max()), 1.0))
+
+
+def test_solving_with_the_shipped_model_imports_no_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from cosolve import Solver\n"
+        "from cosolve.generators.distributions import sample_setcover\n"
+        "r = Solver('glns', time_limit=1, refine_share=0).solve(sample_setcover('balas-ho', 0))\n"
+        "assert r.objective > 0 and r.stats['iterations'] > 0\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
