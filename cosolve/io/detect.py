@@ -100,9 +100,11 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
     """Guess the format from the first 64 KiB of the file.
 
     Returns a name from :data:`~cosolve.io.formats.FORMATS`, or ``"numbers"`` for numeric text
-    whose layout (orlib or rail) is only known after reading it all. Numeric text is an edge
-    list if it has ``#``/``%`` comment lines, or if ``problem`` is a kind that edge lists hold
-    and its lines are all ``u v [w]``; else orlib or rail.
+    whose layout (orlib or rail) is only known after reading it all. Numeric text is rudy when
+    its first line is ``N M`` and exactly M lines ``u v w`` with 1 <= u, v <= N follow (a header
+    that could also be an edge is refused, see :func:`_rudy_shape`); an edge list if it has
+    ``#``/``%`` comment lines, or if ``problem`` is a kind that edge lists hold and its lines are
+    all ``u v [w]``; else orlib or rail.
     """
     raw_head = read_bytes(path, limit=_SNIFF_BYTES)
     for fmt in ALL_FORMATS.values():
@@ -129,6 +131,10 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
             comments = True
             continue
         if _NUMBER.match(token):
+            graph = problem in holders("rudy")
+            complete = len(raw_head) < _SNIFF_BYTES
+            if not comments and (graph or problem is None) and _rudy_shape(path, lines, at, complete=complete, refuse=graph):
+                return "rudy"
             if comments or (problem in holders("edgelist") and _pairs(lines[at : at + 200])):
                 return "edgelist"
             return "numbers"
@@ -137,6 +143,47 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
         f"cannot tell the format of this file; pass --format ({', '.join(FORMATS)})",
         where=str(path),
     )
+
+
+def _rudy_shape(path: str | os.PathLike, lines: list[str], at: int, *, complete: bool, refuse: bool) -> bool:
+    """Whether the numeric text whose first non-blank line is ``lines[at]`` is a rudy graph: that
+    line is ``N M`` and exactly M lines of three fields ``u v w`` with 1 <= u, v <= N follow.
+    ``complete``: ``lines`` hold the whole file (else it is read once the start looks right).
+
+    With ``refuse`` (a graph was asked for), raises :class:`InputError` when the first line could
+    be a header or an edge: ``N M`` followed by three-field lines that match it in number or in
+    node range but not both (a weighted edge list whose first edge has no weight, or a damaged
+    rudy file), or by exactly M two-field lines within 1..N (an unweighted edge list, or a rudy
+    file without weights)."""
+    from cosolve.io.graphfiles import rudy_header
+
+    header = rudy_header(lines[at])
+    if header is None:
+        return False
+    for check_all in (False, True):
+        if check_all:
+            if complete:
+                break
+            lines, at = read_text(path).splitlines(), 0
+            while not lines[at].strip():
+                at += 1
+        body = [line.split() for line in lines[at + 1 :] if line.strip()]
+        widths = {len(fields) for fields in body}
+        if not body or not widths <= {2, 3} or len(widths) > 1:
+            return False
+        if not all(f[0].isdigit() and f[1].isdigit() and _NUMBER.match(f[-1]) for f in body):
+            return False
+    n, m = header
+    inside = all(1 <= int(f[0]) <= n and 1 <= int(f[1]) <= n for f in body)
+    if widths == {3} and len(body) == m and inside:
+        return True
+    if refuse and ((widths == {3} and (len(body) == m or inside)) or (len(body) == m and inside)):
+        raise InputError(
+            f"the first line ({n} {m}) may be a rudy header (N nodes, M edges) or an edge; "
+            "pass --format rudy or --format edgelist",
+            where=f"{path}:{at + 1}",
+        )
+    return False
 
 
 def _pairs(lines: list[str]) -> bool:

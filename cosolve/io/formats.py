@@ -91,6 +91,15 @@ _ALL = (
         suffix=".col",
     ),
     Format(
+        "rudy",
+        "graph, rudy (Gset MaxCut files): first line 'N M', then M lines 'u v w', 1-based (needs --problem)",
+        "cosolve.io.graphfiles:read_rudy",
+        tells_kind=False,
+        extensions=(".rudy",),
+        writer="cosolve.io.graphfiles:write_rudy",
+        suffix=".rudy",
+    ),
+    Format(
         "edgelist",
         "graph, 'u v [w]' per line, '#'/'%' comments (needs --problem)",
         "cosolve.io.graphfiles:read_edgelist",

@@ -1,9 +1,10 @@
-"""Graph files: DIMACS (``p edge N M`` / ``e u v [w]``) and plain edge lists (``u v [w]``).
+"""Graph files: DIMACS (``p edge N M`` / ``e u v [w]``), rudy (the Gset MaxCut format: a first
+line ``N M``, then M lines ``u v w``, 1-based) and plain edge lists (``u v [w]``).
 
 Both give a graph problem of the requested kind (``mis``, ``maxcut``, ``maxclique``, ``mds``)
 via ``GRAPH_PROBLEMS[kind](n, edges, weights=..., labels=..., name=...)``; edges are 0-based
 node pairs (E, 2), weights (E,) floats (1 where a line has none), labels (n,) the node names
-of the file (DIMACS: 1..N; edge lists: the sorted distinct integer labels).
+of the file (DIMACS and rudy: 1..N; edge lists: the sorted distinct integer labels).
 """
 
 from __future__ import annotations
@@ -129,6 +130,56 @@ def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem
     return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where, lines)
 
 
+def rudy_header(line: str) -> tuple[int, int] | None:
+    """``(N, M)`` if ``line`` is a rudy header (two integers, N >= 1, M >= 0), else None."""
+    fields = line.split()
+    if len(fields) != 2 or not all(f.isdigit() for f in fields):
+        return None
+    n, m = int(fields[0]), int(fields[1])
+    return (n, m) if n >= 1 else None
+
+
+def read_rudy(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
+    """Read a rudy graph (the format of the Gset MaxCut instances): a first line ``N M``, then
+    exactly M lines ``u v [w]`` with 1 <= u, v <= N (w: an integer or real weight, 1 if absent).
+    Blank lines are skipped. A missing or extra edge line, an endpoint outside 1..N and an edge
+    repeated with another weight are errors at their line; self-loops are dropped."""
+    where = str(path)
+    kind = _kind(problem, where)
+    header: tuple[int, int] | None = None
+    edges: list[tuple[int, int]] = []
+    weights: list[float] = []
+    lines: list[int] = []
+    for no, raw in enumerate(read_text(path).splitlines(), 1):
+        fields = raw.split()
+        if not fields:
+            continue
+        at = f"{where}:{no}"
+        if header is None:
+            header = rudy_header(raw)
+            if header is None:
+                raise InputError(f"expected the rudy header 'N M' (nodes >= 1, edges >= 0), got {raw.strip()!r}", where=at)
+            continue
+        n, m = header
+        if len(edges) == m:
+            raise InputError(f"more edge lines than the {m} the header 'N M' declares", where=at)
+        if len(fields) not in (2, 3):
+            raise InputError(f"expected 'u v [weight]', got {raw.strip()!r}", where=at)
+        u, v = _int(fields[0], at, "a node"), _int(fields[1], at, "a node")
+        for x in (u, v):
+            if not 1 <= x <= n:
+                raise InputError(f"node {x} out of range 1..{n}", where=at)
+        edges.append((u - 1, v - 1))
+        weights.append(_weight(fields[2], at) if len(fields) == 3 else 1.0)
+        lines.append(no)
+    if header is None:
+        raise InputError("empty file: no rudy header 'N M'", where=where)
+    n, m = header
+    if len(edges) < m:
+        raise InputError(f"truncated: the header declares {m} edges but only {len(edges)} edge lines follow", where=where)
+    return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where, lines)
+
+
 def read_edgelist(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     """Read ``u v [w]`` lines (integer node labels, optional weight); ``#`` and ``%`` start
     comments. Nodes are the sorted distinct labels, numbered 0..n-1; ``labels`` keeps them.
@@ -171,6 +222,14 @@ def write_dimacs(graph: GraphProblem, path: str | os.PathLike) -> None:
     lines = [f"c {graph.name or 'graph'} written by cosolve", f"p edge {graph.n} {len(graph.edges)}"]
     for k, (u, v) in enumerate(graph.edges.tolist()):
         lines.append(f"e {u + 1} {v + 1}" + (f" {weights[k]}" if weights else ""))
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def write_rudy(graph: GraphProblem, path: str | os.PathLike) -> None:
+    """Write ``graph`` as rudy: ``N M``, then ``u v w`` per edge (1-based positions, not labels)."""
+    weights = _weight_text(graph) or ["1"] * len(graph.edges)
+    lines = [f"{graph.n} {len(graph.edges)}"]
+    lines += [f"{u + 1} {v + 1} {weights[k]}" for k, (u, v) in enumerate(graph.edges.tolist())]
     atomic_write(path, "\n".join(lines) + "\n")
 
 

@@ -116,3 +116,73 @@ def test_truncated_dimacs_and_conflicting_repeats_are_errors(tmp_path):
     repeats.write_text("1 2\n2 3\n2 1 5\n")
     with pytest.raises(InputError, match=r"r\.edges:3: edge repeated with another weight \(5; line 1 gave 1\)"):
         read(repeats, problem="maxcut")
+
+
+def gset_like(tmp_path, n=800, m=19176, seed=0, name="G.txt"):
+    """A rudy file in the layout of the Gset graphs: 'n m', then m lines 'u v w', weights ±1."""
+    rng = np.random.default_rng(seed)
+    pairs = np.array([(u, v) for u in range(n) for v in range(u + 1, n)])
+    edges = pairs[rng.choice(len(pairs), m, replace=False)]
+    weights = rng.choice([-1, 1], m)
+    path = tmp_path / name
+    lines = [f"{n} {m}"] + [f"{u + 1} {v + 1} {w}" for (u, v), w in zip(edges.tolist(), weights.tolist(), strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path, edges, weights
+
+
+def test_a_rudy_file_is_detected_and_its_header_is_not_an_edge(tmp_path):
+    path, edges, weights = gset_like(tmp_path)
+    g = read(path, problem="maxcut")
+    assert isinstance(g, MaxCut) and g.n == 800 and len(g.edges) == 19176
+    assert g.labels.tolist() == list(range(1, 801))
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 2, 800)
+    cut = sum(w for (u, v), w in zip(edges.tolist(), weights.tolist(), strict=True) if x[u] != x[v])
+    assert g.cut_value(x) == cut  # the ±1 weights, and nothing from the header
+    with pytest.raises(InputError, match=r"a rudy file may hold any of .*pass --problem"):
+        read(path)
+    out = tmp_path / "again.rudy"
+    from cosolve.io.graphfiles import write_rudy
+
+    write_rudy(g, out)
+    assert same_graph(g, read(out, problem="maxcut"))
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("\n4 3\n1 2 1\n2 3 1\n", r"2:.*may be a rudy header"),  # one edge missing: header or edge?
+        ("4 2\n1 2 1\n2 9 1\n", r"1:.*may be a rudy header"),  # node 9 outside 1..4
+        ("5 2\n1 2\n3 4\n", r"1:.*pass --format rudy or --format edgelist"),  # unweighted, counts match
+    ],
+)
+def test_a_first_line_that_may_be_a_header_or_an_edge_is_refused(tmp_path, text, needle):
+    path = tmp_path / "g.txt"
+    path.write_text(text)
+    with pytest.raises(InputError, match=needle):
+        read(path, problem="maxcut")
+
+
+def test_an_edge_list_without_a_header_shape_stays_an_edge_list(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("1 2\n2 3\n3 1\n")  # as a header: 1 node, yet nodes 2 and 3 follow
+    g = read(path, problem="maxcut")
+    assert g.n == 3 and len(g.edges) == 3
+
+
+@pytest.mark.parametrize(
+    "text, line, needle",
+    [
+        ("4 2\n1 2 1\n", 0, "truncated: the header declares 2 edges but only 1"),
+        ("4 1\n1 2 1\n2 3 1\n", 3, "more edge lines than the 1"),
+        ("4 1\n1 5 1\n", 2, r"node 5 out of range 1\.\.4"),
+        ("4 1\n1 2 x\n", 2, "edge weight must be a number"),
+        ("four 1\n", 1, "expected the rudy header"),
+    ],
+)
+def test_malformed_rudy_files_are_errors_at_their_line(tmp_path, text, line, needle):
+    path = tmp_path / "g.rudy"
+    path.write_text(text)
+    where = re.escape(str(path)) + (f":{line}" if line else "")
+    with pytest.raises(InputError, match=where + ".*" + needle):
+        read(path, problem="maxcut")
