@@ -1,5 +1,5 @@
-"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``export``, ``generate``, ``train``, ``bench``, ``report``,
-``portfolio``.
+"""``cosolve`` command line: ``solve``, ``methods``, ``info``, ``validate``, ``export``, ``generate``, ``train``,
+``bench``, ``report``, ``portfolio``, ``conjoint``.
 
 Every deliberate error (bad input, unknown names, bad limits) prints one line to stderr and
 exits with code 2; no traceback.
@@ -11,13 +11,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cosolve.cli import bench, conjoint, export, generate, info, methods, portfolio, report, solve, train
+from cosolve.cli import bench, conjoint, export, generate, info, methods, portfolio, report, solve, train, validate
 from cosolve.errors import CosolveError
 
 #: one module per subcommand, named as it
 COMMANDS = {
     module.__name__.rpartition(".")[2]: module
-    for module in (solve, methods, info, export, generate, train, bench, report, portfolio, conjoint)
+    for module in (solve, methods, info, validate, export, generate, train, bench, report, portfolio, conjoint)
 }
 
 

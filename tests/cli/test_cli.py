@@ -227,3 +227,34 @@ def test_plot_of_a_jigsaw_shows_before_and_after(tmp_path):
     shuffled, reassembled = figure.axes
     assert shuffled.get_title().startswith("shuffled") and reassembled.get_title().startswith("reassembled")
     assert reassembled.get_title().endswith(f"{problem.discontinuity(problem.truth):.3g}")
+
+
+def test_validate_checks_a_solution_file_against_its_instance(tmp_path):
+    out = tmp_path / "scp41.sol"
+    assert cosolve("solve", SCP41, "--method", "greedy", "--time", "5", "--output", out).returncode == 0
+    proc = cosolve("validate", out, SCP41, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    columns = [int(line) for line in out.read_text().splitlines() if not line.startswith("#")]
+    from cosolve.io import read
+
+    p = read(SCP41)
+    assert data["feasible"] is True and data["objective"] == p.costs[np.array(columns) - 1].sum()
+    assert data["violation"] is None
+    (tmp_path / "part.sol").write_text("\n".join(map(str, columns[:3])) + "\n")  # three columns cover few rows
+    x = np.zeros(p.n_cols, dtype=np.int64)
+    x[np.array(columns[:3]) - 1] = 1
+    first = int(np.flatnonzero(p.matrix @ x == 0)[0]) + 1
+    proc = cosolve("validate", tmp_path / "part.sol", SCP41)
+    assert proc.returncode == 1, proc.stderr
+    assert "feasible   no" in proc.stdout and f"violation  row {first} is not covered" in proc.stdout
+    (tmp_path / "bad.sol").write_text("1\n2\nseven\n")
+    proc = cosolve("validate", tmp_path / "bad.sol", SCP41)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == f"cosolve: error: {tmp_path / 'bad.sol'}:3: expected a column number, got 'seven'"
+
+
+def test_validate_a_tsplib_optimal_tour_gives_its_published_length():
+    proc = cosolve("validate", ROOT / "instances" / "tsplib" / "eil51.opt.tour", EIL51, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["objective"] == 426  # TSPLIB's optimum of eil51
