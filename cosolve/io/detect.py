@@ -64,6 +64,14 @@ def read_text(path: str | os.PathLike) -> str:
     return read_bytes(path).decode("utf-8", errors="replace")
 
 
+def check_declared(count: int, limit: int, what: str, where: str) -> None:
+    """Refuse a header that declares more ``what`` (nodes, cities, ...) than the file can hold:
+    ``limit`` is worked out by the reader from the file's length, so that a damaged header is a
+    one-line error rather than an attempt to allocate terabytes."""
+    if count > limit:
+        raise InputError(f"the header declares {count} {what}, more than this file can hold (at most {limit})", where=where)
+
+
 def instance_name(path: str | os.PathLike) -> str:
     """The instance name: the file name without ``.gz`` and its last extension (``scp41.txt`` -> ``scp41``)."""
     name = Path(os.fspath(path)).name

@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import instance_name, read_text
+from cosolve.io.detect import check_declared, instance_name, read_text
 from cosolve.io.solution import atomic_write
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 
@@ -25,11 +25,23 @@ def _kind(problem: str | None, where: str) -> type[GraphProblem]:
     return GRAPH_PROBLEMS[problem]
 
 
+#: Isolated nodes take no line, so a graph file may declare more nodes than it has bytes; but no
+#: more than this many, plus this many per character of the file.
+SPARE_NODES = 1_000_000
+
+
+def _check_nodes(n: int, text: str, at: str) -> None:
+    check_declared(n, SPARE_NODES * (1 + len(text) // 1_000_000) + 16 * len(text), "nodes", at)
+
+
 def _int(text: str, at: str, what: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise InputError(f"{what} must be an integer, got {text!r}", where=at) from None
+    if not -(2**63) <= value < 2**63:
+        raise InputError(f"{what} must be a 64-bit integer, got {text!r}", where=at)
+    return value
 
 
 def _weight(text: str, at: str) -> float:
@@ -90,7 +102,8 @@ def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem
     weights: list[float] = []
     lines: list[int] = []
     no = 0
-    for no, line in enumerate(read_text(path).splitlines(), 1):
+    text = read_text(path)
+    for no, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if not fields or fields[0] == "c":
             continue
@@ -105,6 +118,7 @@ def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem
             m = _int(fields[3], at, "the number of edges")
             if n < 1 or m < 0:
                 raise InputError(f"expected 'p edge N M' with N >= 1 and M >= 0, got {line.strip()!r}", where=at)
+            _check_nodes(n, text, at)
         elif tag in ("e", "a"):
             if n is None:
                 raise InputError("an edge before the 'p edge N M' line", where=at)
@@ -150,7 +164,8 @@ def read_rudy(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     edges: list[tuple[int, int]] = []
     weights: list[float] = []
     lines: list[int] = []
-    for no, raw in enumerate(read_text(path).splitlines(), 1):
+    text = read_text(path)
+    for no, raw in enumerate(text.splitlines(), 1):
         fields = raw.split()
         if not fields:
             continue
@@ -159,6 +174,7 @@ def read_rudy(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
             header = rudy_header(raw)
             if header is None:
                 raise InputError(f"expected the rudy header 'N M' (nodes >= 1, edges >= 0), got {raw.strip()!r}", where=at)
+            _check_nodes(header[0], text, at)
             continue
         n, m = header
         if len(edges) == m:

@@ -180,19 +180,25 @@ def _header(tok: Tokens) -> tuple[int, int]:
     if len(v) < 2:
         raise tok.truncated("expected 'm n' (numbers of rows and columns)")
     for k, what in ((0, "rows"), (1, "columns")):
-        if v[k] != int(v[k]) or v[k] < 0:
+        if not np.isfinite(v[k]) or v[k] != np.floor(v[k]) or v[k] < 0:
             raise tok.error(k, f"the number of {what} must be a non-negative integer, got {v[k]:g}")
+        if v[k] > len(v):  # every row and every column takes at least one number of the file
+            raise tok.error(k, f"the header declares {v[k]:g} {what}, more than this file can hold (at most {len(v)})")
     return int(v[0]), int(v[1])
+
+
+#: Floats from this magnitude on are not all integers a count or an index can be exactly.
+_EXACT = 2.0**53
 
 
 def _integers(tok: Tokens, values: np.ndarray, base: int, what: str) -> np.ndarray:
     """``values`` (tokens ``base``...) as int64; InputError at the first non-integer."""
     if values.dtype.kind == "i":
         return values
-    frac = values != np.floor(values)
+    frac = (values != np.floor(values)) | (np.abs(values) >= _EXACT)
     if frac.any():
         k = int(np.argmax(frac))
-        raise tok.error(base + k, f"{what} must be an integer, got {values[k]:g}")
+        raise tok.error(base + k, f"{what} must be an integer (of magnitude below 2^53), got {values[k]:g}")
     return values.astype(np.int64)
 
 
@@ -241,11 +247,11 @@ def _indices(tok: Tokens, body: np.ndarray, base: int, is_head: np.ndarray, limi
     """The non-head tokens of ``body`` as 0-based int32 indices, checked to be integers in 1..limit."""
     idx = body[~is_head]
     if idx.dtype.kind == "f":
-        frac = idx != np.floor(idx)
+        frac = (idx != np.floor(idx)) | (np.abs(idx) >= _EXACT)
         if frac.any():
             k = int(np.argmax(frac))
             pos = int(np.flatnonzero(~is_head)[k])
-            raise _content(tok.error(base + pos, f"{what} index must be an integer, got {idx[k]:g}"))
+            raise _content(tok.error(base + pos, f"{what} index must be an integer (of magnitude below 2^53), got {idx[k]:g}"))
         idx = idx.astype(np.int64)
     if idx.size and (idx.min() < 1 or idx.max() > limit):
         k = int(np.argmax((idx < 1) | (idx > limit)))

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import instance_name, read_text
+from cosolve.io.detect import check_declared, instance_name, read_text
 from cosolve.io.solution import atomic_write
 from cosolve.problems.tsp import TSP
 
@@ -32,20 +32,23 @@ def _split_header(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _dimension(value: str, at: str) -> int:
+def _dimension(value: str, at: str, text_length: int) -> int:
+    """DIMENSION's value: a positive integer no larger than the file can list (2 characters a city)."""
     try:
         n = int(value)
     except ValueError:
         raise InputError(f"DIMENSION must be an integer, got {value!r}", where=at) from None
     if n < 1:
         raise InputError(f"DIMENSION must be positive, got {n}", where=at)
+    check_declared(n, text_length // 2 + 1, "cities", at)
     return n
 
 
 def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
     """Read a symmetric EUC_2D TSPLIB instance into a :class:`TSP` (coordinates (n, 2) float)."""
     where = str(path)
-    lines = read_text(path).splitlines()
+    text = read_text(path)
+    lines = text.splitlines()
     header: dict[str, str] = {}
     n: int | None = None
     coords: np.ndarray | None = None
@@ -73,7 +76,7 @@ def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
             if key == "EDGE_WEIGHT_TYPE" and word != "EUC_2D":
                 raise InputError(f"EDGE_WEIGHT_TYPE {value} is not supported; only EUC_2D is supported", where=at)
             if key == "DIMENSION":
-                n = _dimension(value, at)
+                n = _dimension(value, at, len(text))
             continue
         if n is None:
             raise InputError("NODE_COORD_SECTION before DIMENSION", where=at)
@@ -119,7 +122,8 @@ def read_tour(path: str | os.PathLike) -> np.ndarray:
     once; raises :class:`InputError` at ``path:line`` otherwise.
     """
     where = str(path)
-    lines = read_text(path).splitlines()
+    text = read_text(path)
+    lines = text.splitlines()
     n: int | None = None
     tour: list[int] = []
     where_of: list[int] = []
@@ -137,7 +141,7 @@ def read_tour(path: str | os.PathLike) -> np.ndarray:
             if key == "TOUR_SECTION":
                 in_tour = True
             elif key == "DIMENSION":
-                n = _dimension(value, at)
+                n = _dimension(value, at, len(text))
             elif key == "TYPE" and value.split()[:1] != ["TOUR"]:
                 raise InputError(f"TYPE {value} is not a tour", where=at)
             elif key == "EOF":
