@@ -7,7 +7,9 @@ Readers are imported lazily, so ``import cosolve.io`` does not load HiGHS or SCI
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import os
 import re
 import zlib
@@ -35,27 +37,40 @@ def check_file(path: str | os.PathLike) -> Path:
     return p
 
 
-def is_gzip(path: Path) -> bool:
-    """True if the file starts with the gzip magic bytes."""
+#: The first bytes of each compressed container cosolve reads, and its name.
+COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
+#: File name endings of compressed files (stripped before the format's own extension is looked at).
+COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
+
+
+def compression(path: Path) -> str | None:
+    """``"gzip"``, ``"bz2"`` or ``"xz"`` if the file starts with that container's magic bytes, else None."""
     try:
         with open(path, "rb") as f:
-            return f.read(2) == b"\x1f\x8b"
+            head = f.read(6)
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", where=str(path)) from None
+    return next((name for magic, name in COMPRESSIONS.items() if head.startswith(magic)), None)
+
+
+def is_gzip(path: Path) -> bool:
+    """True if the file starts with the gzip magic bytes."""
+    return compression(path) == "gzip"
 
 
 def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
-    """The file's bytes, gunzipped if it is gzip data; at most ``limit`` bytes if given."""
+    """The file's bytes, decompressed if it is gzip, bzip2 or xz data; at most ``limit`` bytes if given."""
     p = check_file(path)
+    kind = compression(p)
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(kind or "", open)
     try:
-        if is_gzip(p):
-            with gzip.open(p, "rb") as f:
-                return f.read() if limit is None else f.read(limit)
-        with open(p, "rb") as f:
+        with opener(p, "rb") as f:
             return f.read() if limit is None else f.read(limit)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise InputError(f"corrupt gzip data ({e})", where=str(path)) from None
+    except (gzip.BadGzipFile, EOFError, zlib.error, lzma.LZMAError) as e:
+        raise InputError(f"corrupt {kind} data ({e})", where=str(path)) from None
     except OSError as e:
+        if kind is not None and e.strerror is None:  # bz2 reports bad data as a bare OSError
+            raise InputError(f"corrupt {kind} data ({e})", where=str(path)) from None
         raise InputError(f"cannot read: {e.strerror}", where=str(path)) from None
 
 
@@ -73,10 +88,13 @@ def check_declared(count: int, limit: int, what: str, where: str) -> None:
 
 
 def instance_name(path: str | os.PathLike) -> str:
-    """The instance name: the file name without ``.gz`` and its last extension (``scp41.txt`` -> ``scp41``)."""
+    """The instance name: the file name without a compression suffix (``.gz``, ``.bz2``, ``.xz``) and
+    its last extension (``scp41.txt.xz`` -> ``scp41``)."""
     name = Path(os.fspath(path)).name
-    if name.lower().endswith(".gz"):
-        name = name[:-3]
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
     stem, dot, _ = name.rpartition(".")
     return stem if dot and stem else name
 
@@ -97,10 +115,12 @@ def instance_files(folder: str | os.PathLike) -> list[Path]:
 
 
 def format_from_extension(path: str | os.PathLike) -> str | None:
-    """The format implied by the file name (``.mps``, ``.mps.gz``, ``.lp``, ``.tsp``, ...), or None."""
+    """The format implied by the file name (``.mps``, ``.mps.gz``, ``.lp.xz``, ``.tsp``, ...), or None."""
     name = Path(os.fspath(path)).name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
     return EXTENSIONS.get(Path(name).suffix)
 
 

@@ -29,7 +29,7 @@ class Format:
     kind asked for, or None) returning a Problem; ``tells_kind``: whether the reader works out the
     kind itself when several kinds share the format (an MPS file is a set cover when it is one),
     else a file needs ``--problem``; ``extensions``: file name endings that imply it (before an
-    optional ``.gz``); ``writer``: ``"module:function"`` called as ``function(problem, path)``, with
+    optional ``.gz``, ``.bz2`` or ``.xz``); ``writer``: ``"module:function"`` called as ``function(problem, path)``, with
     ``suffix`` the ending of the files it writes; ``magic``: the bytes its files start with, when
     that tells it; ``either``: for a format told apart only by reading the whole file, the formats
     it may turn out to be (then it is not listed for ``--format``).
@@ -137,5 +137,5 @@ _ALL = (
 ALL_FORMATS: dict[str, Format] = {f.name: f for f in _ALL}
 #: The formats ``--format`` takes, with their descriptions.
 FORMATS: dict[str, str] = {f.name: f.description for f in _ALL if not f.either}
-#: File name endings (lower case, without ``.gz``) and the format each implies.
+#: File name endings (lower case, without a compression suffix) and the format each implies.
 EXTENSIONS: dict[str, str] = {ext: f.name for f in _ALL for ext in f.extensions}

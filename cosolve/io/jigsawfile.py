@@ -25,21 +25,21 @@ import zipfile
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, instance_name
+from cosolve.io.detect import check_file, instance_name, read_bytes
 from cosolve.io.solution import atomic_path
 from cosolve.problems.jigsaw import Jigsaw, unit_pixels
 
 
 def _arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     p = check_file(path)
-    with open(p, "rb") as f:
-        magic = f.read(6)
+    data = read_bytes(p)  # decompressed if the archive was gzipped, bzipped or xz-ed
+    magic = data[:6]
     if magic == b"\x93NUMPY":
         raise InputError("a single .npy array, not an .npz archive with pieces and grid", where=str(path))
     if not magic.startswith(b"PK\x03\x04"):
         raise InputError("not an .npz archive (it does not start as a zip file)", where=str(path))
     try:
-        with np.load(p, allow_pickle=False) as archive:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             return {key: archive[key] for key in archive.files}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, io.UnsupportedOperation) as e:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, instance_name, is_gzip, read_bytes
+from cosolve.io.detect import check_file, compression, instance_name, read_bytes
 from cosolve.problems.base import Problem
 from cosolve.problems.mip import MIP
 from cosolve.problems.setcover import SetCover
@@ -132,12 +132,17 @@ def _highs():  # -> highspy.Highs
     return h
 
 
-def _highs_name(path: Path, fmt: str, tmp: str) -> str:
-    """A path HiGHS will parse as ``fmt``: the file itself, or a link with the right extension."""
-    name = path.name.lower()
-    gz = is_gzip(path)
-    wanted = f".{fmt}" + (".gz" if gz else "")
-    if name.endswith(wanted):
+def _highs_name(path: Path, fmt: str, tmp: str, text: str) -> str:
+    """A path HiGHS will parse as ``fmt``: the file itself, a link with the right extension, or (for
+    bzip2 and xz, which HiGHS does not read) ``text`` written out plain."""
+    kind = compression(path)
+    if kind not in (None, "gzip"):
+        plain = os.path.join(tmp, f"model.{fmt}")
+        with open(plain, "w", encoding="utf-8") as f:
+            f.write(text)
+        return plain
+    wanted = f".{fmt}" + (".gz" if kind == "gzip" else "")
+    if path.name.lower().endswith(wanted):
         return str(path)
     link = os.path.join(tmp, "model" + wanted)
     os.symlink(path.resolve(), link)
@@ -172,7 +177,7 @@ def _read_lp(path: str | os.PathLike, fmt: str):  # -> highspy.HighsLp
     messages: list[str] = []
     h.cbLogging.subscribe(lambda event: messages.append(str(event.message)))
     with tempfile.TemporaryDirectory() as tmp:
-        target = _highs_name(p, fmt, tmp)
+        target = _highs_name(p, fmt, tmp, text)
         status = h.readModel(target)
         problems = [m for m in messages if m.lstrip().startswith(("ERROR", "WARNING"))]
         if problems or status.name != "kOk":

@@ -184,3 +184,57 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.sol"]  # no temporary left behind
     with pytest.raises(InputError, match="does not exist"):
         write_solution(sc, np.ones(10, dtype=np.int8), tmp_path / "no" / "x.sol")
+
+
+@pytest.mark.parametrize("compress, suffix", [("gzip", ".gz"), ("bz2", ".bz2"), ("lzma", ".xz")])
+@pytest.mark.parametrize("fmt", ["orlib", "rail", "mps", "dimacs", "rudy", "edgelist", "tsplib", "jigsaw"])
+def test_every_format_reads_the_same_instance_gzipped_bzipped_or_xz_ed(tmp_path, fmt, compress, suffix):
+    import importlib
+
+    import scipy.sparse as sp
+
+    from cosolve.generators.graphs import erdos_renyi
+    from cosolve.io.formats import ALL_FORMATS
+    from cosolve.problems import TSP, SetCover
+    from cosolve.problems.jigsaw import Jigsaw
+
+    rng = np.random.default_rng(0)
+    problem, kind = {
+        "orlib": (SetCover(np.arange(1.0, 6.0), sp.csr_array(np.eye(3, 5) + np.eye(3, 5, 1)), name="x"), None),
+        "rail": (SetCover(np.arange(1.0, 6.0), sp.csr_array(np.eye(3, 5) + np.eye(3, 5, 1)), name="x"), None),
+        "mps": (SetCover(np.arange(1.0, 6.0), sp.csr_array(np.eye(3, 5) + np.eye(3, 5, 1)), name="x"), None),
+        "dimacs": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
+        "rudy": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
+        "edgelist": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
+        "tsplib": (TSP(rng.uniform(0, 50, (6, 2)), name="x"), None),
+        "jigsaw": (Jigsaw(rng.random((4, 3, 3)), (2, 2), name="x"), None),
+    }[fmt]
+    plain = tmp_path / ("x" + {"mps": ".mps", "jigsaw": ".npz", "tsplib": ".tsp"}.get(fmt, ".txt"))
+    if fmt == "mps":
+        from cosolve.io import write_mps
+
+        write_mps(problem, plain)
+    else:
+        ALL_FORMATS[fmt].write(problem, plain)
+    packed = tmp_path / (plain.name + suffix)
+    with importlib.import_module(compress).open(packed, "wb") as f:
+        f.write(plain.read_bytes())
+    given = {"format": fmt} if fmt in ("orlib", "rail", "edgelist", "rudy") else {}
+    a, b = read(plain, problem=kind, **given), read(packed, problem=kind, **given)
+    assert type(a) is type(b) and b.name == a.name == "x" and a.info() == b.info()
+    if isinstance(a, SetCover):
+        assert np.array_equal(a.costs, b.costs) and (a.matrix != b.matrix).nnz == 0
+    elif isinstance(a, TSP):
+        assert np.array_equal(a.coords, b.coords)
+    elif isinstance(a, Jigsaw):
+        assert np.array_equal(a.pieces, b.pieces)
+    else:
+        assert np.array_equal(a.edges, b.edges) and np.array_equal(a.weights, b.weights)
+
+
+@pytest.mark.parametrize("magic, name", [(b"\x1f\x8b", "gzip"), (b"BZh9", "bz2"), (b"\xfd7zXZ\x00", "xz")])
+def test_corrupt_compressed_data_is_a_one_line_error(tmp_path, magic, name):
+    path = tmp_path / "x.txt"
+    path.write_bytes(magic + b"garbage that is not a compressed stream" * 3)
+    with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: corrupt {name} data"):
+        read(path, format="orlib")
