@@ -100,6 +100,15 @@ _ALL = (
         suffix=".rudy",
     ),
     Format(
+        "metis",
+        "graph, METIS: header 'N M [FMT]', then a line of neighbours (and edge weights if FMT is 1) per node (needs --problem)",
+        "cosolve.io.graphfiles:read_metis",
+        tells_kind=False,
+        extensions=(".graph", ".metis"),
+        writer="cosolve.io.graphfiles:write_metis",
+        suffix=".graph",
+    ),
+    Format(
         "edgelist",
         "graph, 'u v [w]' per line, '#'/'%' comments (needs --problem)",
         "cosolve.io.graphfiles:read_edgelist",

@@ -1,10 +1,11 @@
 """Graph files: DIMACS (``p edge N M`` / ``e u v [w]``), rudy (the Gset MaxCut format: a first
-line ``N M``, then M lines ``u v w``, 1-based) and plain edge lists (``u v [w]``).
+line ``N M``, then M lines ``u v w``, 1-based), METIS (``N M [FMT]``, then one line of neighbours
+per node) and plain edge lists (``u v [w]``).
 
 Both give a graph problem of the requested kind (``mis``, ``maxcut``, ``maxclique``, ``mds``)
 via ``GRAPH_PROBLEMS[kind](n, edges, weights=..., labels=..., name=...)``; edges are 0-based
 node pairs (E, 2), weights (E,) floats (1 where a line has none), labels (n,) the node names
-of the file (DIMACS and rudy: 1..N; edge lists: the sorted distinct integer labels).
+of the file (DIMACS, rudy and METIS: 1..N; edge lists: the sorted distinct integer labels).
 """
 
 from __future__ import annotations
@@ -196,6 +197,76 @@ def read_rudy(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where, lines)
 
 
+def read_metis(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
+    """Read a METIS graph: ``%`` comment lines, a header ``N M [FMT [NCON]]`` and then one line per
+    node 1..N listing its neighbours (1-based), each followed by the edge's weight when FMT is
+    ``1`` (``0`` or absent: unweighted). Every edge appears in the lines of both its ends with one
+    weight, and M counts each once. Node weights (FMT ``10``, ``11``) are refused; a missing or
+    extra node line, a one-sided or self edge and a wrong M are errors at their line."""
+    where = str(path)
+    kind = _kind(problem, where)
+    text = read_text(path)
+    rows = [(no, raw.split()) for no, raw in enumerate(text.splitlines(), 1) if not raw.lstrip().startswith("%")]
+    while rows and not rows[0][1]:
+        rows.pop(0)
+    if not rows:
+        raise InputError("empty file: no METIS header 'N M [FMT]'", where=where)
+    no, head = rows[0]
+    at = f"{where}:{no}"
+    if not 2 <= len(head) <= 4:
+        raise InputError(f"expected the METIS header 'N M [FMT [NCON]]', got {' '.join(head)!r}", where=at)
+    n, m = _int(head[0], at, "the number of nodes"), _int(head[1], at, "the number of edges")
+    if n < 1 or m < 0:
+        raise InputError(f"expected N >= 1 nodes and M >= 0 edges, got {n} and {m}", where=at)
+    _check_nodes(n, text, at)
+    fmt = head[2] if len(head) > 2 else "0"
+    if fmt not in ("0", "00", "000", "1", "01", "001"):
+        raise InputError(f"FMT {fmt} (node weights or sizes) is not supported; only 0 and 1 (edge weights)", where=at)
+    weighted = fmt.endswith("1")
+    body = rows[1:]  # a node without neighbours has a blank line
+    extra = [r for r in body[n:] if r[1]]
+    if extra:
+        raise InputError(f"more node lines than the {n} the header declares", where=f"{where}:{extra[0][0]}")
+    if len(body) < n:
+        last = f"{where}:{body[-1][0] if body else no}"
+        raise InputError(f"truncated: the header declares {n} nodes but {len(body)} node lines follow", where=last)
+    body = body[:n]
+    seen: dict[tuple[int, int], tuple[float, int]] = {}
+    edges: list[tuple[int, int]] = []
+    weights: list[float] = []
+    lines: list[int] = []
+    for u, (no, fields) in enumerate(body):
+        at = f"{where}:{no}"
+        if weighted and len(fields) % 2:
+            raise InputError("expected 'neighbour weight' pairs (FMT 1)", where=at)
+        step = 2 if weighted else 1
+        for k in range(0, len(fields), step):
+            v = _int(fields[k], at, "a neighbour") - 1
+            if not 0 <= v < n:
+                raise InputError(f"node {v + 1} out of range 1..{n}", where=at)
+            if v == u:
+                raise InputError(f"node {u + 1} lists itself", where=at)
+            w = _weight(fields[k + 1], at) if weighted else 1.0
+            key = (min(u, v), max(u, v))
+            if key in seen:
+                first, first_no = seen.pop(key)
+                if first != w:
+                    raise InputError(f"edge {u + 1}-{v + 1} has weight {w:g} here and {first:g} at line {first_no}", where=at)
+            elif u < v:
+                seen[key] = (w, no)
+                edges.append(key)
+                weights.append(w)
+                lines.append(no)
+            else:
+                raise InputError(f"edge {u + 1}-{v + 1} is not listed at node {v + 1}", where=at)
+    if seen:
+        (u, v), (_, no) = next(iter(seen.items()))
+        raise InputError(f"edge {u + 1}-{v + 1} is not listed at node {v + 1}", where=f"{where}:{no}")
+    if len(edges) != m:
+        raise InputError(f"the header declares {m} edges but the node lines hold {len(edges)}", where=f"{where}:{rows[0][0]}")
+    return _build(kind, n, edges, weights, np.arange(1, n + 1), instance_name(path), where, lines)
+
+
 def read_edgelist(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
     """Read ``u v [w]`` lines (integer node labels, optional weight); ``#`` and ``%`` start
     comments. Nodes are the sorted distinct labels, numbered 0..n-1; ``labels`` keeps them.
@@ -246,6 +317,19 @@ def write_rudy(graph: GraphProblem, path: str | os.PathLike) -> None:
     weights = _weight_text(graph) or ["1"] * len(graph.edges)
     lines = [f"{graph.n} {len(graph.edges)}"]
     lines += [f"{u + 1} {v + 1} {weights[k]}" for k, (u, v) in enumerate(graph.edges.tolist())]
+    atomic_write(path, "\n".join(lines) + "\n")
+
+
+def write_metis(graph: GraphProblem, path: str | os.PathLike) -> None:
+    """Write ``graph`` as METIS (``N M`` and FMT 1 when weights are not all 1; 1-based positions)."""
+    weights = _weight_text(graph)
+    neighbours: list[list[str]] = [[] for _ in range(graph.n)]
+    for k, (u, v) in enumerate(graph.edges.tolist()):
+        w = f" {weights[k]}" if weights else ""
+        neighbours[u].append(f"{v + 1}{w}")
+        neighbours[v].append(f"{u + 1}{w}")
+    lines = [f"% {graph.name or 'graph'} written by cosolve", f"{graph.n} {len(graph.edges)}" + (" 1" if weights else "")]
+    lines += [" ".join(row) for row in neighbours]
     atomic_write(path, "\n".join(lines) + "\n")
 
 

@@ -309,7 +309,7 @@ for _kind, (_title, _method, _why) in _KINDS.items():
         ProblemKind(
             _kind,
             _title,
-            formats=("dimacs", "rudy", "edgelist"),
+            formats=("dimacs", "rudy", "metis", "edgelist"),
             tiny=lambda kind=_kind: _tiny_graph(kind),
             exact=frozenset({"scip", "cpsat"}),
             default_method=_method,

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from cosolve.errors import InputError
 from cosolve.generators.graphs import erdos_renyi
 from cosolve.io import read, read_solution
-from cosolve.io.graphfiles import write_dimacs, write_edgelist, write_rudy
+from cosolve.io.graphfiles import write_dimacs, write_edgelist, write_metis, write_rudy
 from cosolve.io.orlib import write_orlib, write_rail
 from cosolve.io.tsplib import read_tour, write_tsplib
 from cosolve.problems import TSP, GraphProblem, SetCover
@@ -63,6 +63,7 @@ VALID = {
     "rail": (write_rail, "setcover", _cover()),
     "dimacs": (write_dimacs, "maxcut", _graph()),
     "rudy": (write_rudy, "maxcut", _graph()),
+    "metis": (write_metis, "maxcut", _graph()),
     "edgelist": (write_edgelist, "maxcut", _graph()),
     "tsplib": (write_tsplib, "tsp", _tsp()),
 }

@@ -187,7 +187,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("compress, suffix", [("gzip", ".gz"), ("bz2", ".bz2"), ("lzma", ".xz")])
-@pytest.mark.parametrize("fmt", ["orlib", "rail", "mps", "dimacs", "rudy", "edgelist", "tsplib", "jigsaw"])
+@pytest.mark.parametrize("fmt", ["orlib", "rail", "mps", "dimacs", "rudy", "metis", "edgelist", "tsplib", "jigsaw"])
 def test_every_format_reads_the_same_instance_gzipped_bzipped_or_xz_ed(tmp_path, fmt, compress, suffix):
     import importlib
 
@@ -205,11 +205,12 @@ def test_every_format_reads_the_same_instance_gzipped_bzipped_or_xz_ed(tmp_path,
         "mps": (SetCover(np.arange(1.0, 6.0), sp.csr_array(np.eye(3, 5) + np.eye(3, 5, 1)), name="x"), None),
         "dimacs": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
         "rudy": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
+        "metis": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
         "edgelist": (erdos_renyi(9, 0.4, problem="maxcut", seed=1, weighted=True), "maxcut"),
         "tsplib": (TSP(rng.uniform(0, 50, (6, 2)), name="x"), None),
         "jigsaw": (Jigsaw(rng.random((4, 3, 3)), (2, 2), name="x"), None),
     }[fmt]
-    plain = tmp_path / ("x" + {"mps": ".mps", "jigsaw": ".npz", "tsplib": ".tsp"}.get(fmt, ".txt"))
+    plain = tmp_path / ("x" + {"mps": ".mps", "jigsaw": ".npz", "tsplib": ".tsp", "metis": ".graph"}.get(fmt, ".txt"))
     if fmt == "mps":
         from cosolve.io import write_mps
 

@@ -186,3 +186,39 @@ def test_malformed_rudy_files_are_errors_at_their_line(tmp_path, text, line, nee
     where = re.escape(str(path)) + (f":{line}" if line else "")
     with pytest.raises(InputError, match=where + ".*" + needle):
         read(path, problem="maxcut")
+
+
+def test_metis_files_round_trip_weighted_and_unweighted(tmp_path):
+    from cosolve.io.graphfiles import write_metis
+
+    for weighted in (False, True):
+        g = erdos_renyi(10, 0.3, problem="maxcut", seed=5, weighted=weighted)
+        path = tmp_path / f"g{int(weighted)}.graph"
+        write_metis(g, path)
+        back = read(path, problem="maxcut")
+        assert same_graph(g, back) and back.labels.tolist() == list(range(1, 11))
+    path = tmp_path / "isolated.graph"
+    path.write_text("% node 3 has no neighbours\n3 1\n2\n1\n\n")
+    g = read(path, problem="mis")
+    assert g.n == 3 and g.edges.tolist() == [[0, 1]]
+
+
+@pytest.mark.parametrize(
+    "text, line, needle",
+    [
+        ("3 1\n2\n1\n", 3, "truncated: the header declares 3 nodes but 2"),
+        ("2 1\n2\n1\n1\n", 4, "more node lines than the 2"),
+        ("3 2\n2\n1\n\n", 1, "the header declares 2 edges but the node lines hold 1"),
+        ("2 1\n2\n\n", 2, "edge 1-2 is not listed at node 2"),
+        ("2 1 1\n2 5\n1 4\n", 3, "edge 2-1 has weight 4 here and 5 at line 2"),
+        ("2 1 1\n2\n1 4\n", 2, r"expected 'neighbour weight' pairs"),
+        ("2 1 11\n2\n1\n", 1, "FMT 11 .* not supported"),
+        ("2 1\n3\n1\n", 2, r"node 3 out of range 1\.\.2"),
+        ("2 1\n1\n1\n", 2, "node 1 lists itself"),
+    ],
+)
+def test_malformed_metis_files_are_errors_at_their_line(tmp_path, text, line, needle):
+    path = tmp_path / "g.graph"
+    path.write_text(text)
+    with pytest.raises(InputError, match=re.escape(str(path)) + f":{line}: " + needle):
+        read(path, problem="maxcut")
