@@ -3,9 +3,10 @@ procedure.
 
 *Three-phase* (on an instance with some columns fixed in the cover, and starting multipliers):
 (1) subgradient optimisation of the Lagrangian bound of the *residual* instance (the rows the
-fixed columns leave uncovered, the columns that touch them) on a core of it re-priced over all its
-columns every 100 steps (CFT's dynamic core, :func:`cosolve.heuristics.lagrangian.lagrangian_bound`); (2) CFT's Lagrangian greedy
-along a short subgradient run from those multipliers
+fixed columns leave uncovered, the columns that touch them) on a core of it re-priced over all
+its columns every 100 steps (CFT's dynamic core,
+:func:`cosolve.heuristics.lagrangian.lagrangian_bound`); (2) CFT's Lagrangian greedy along a
+short subgradient run from those multipliers
 (:func:`cosolve.heuristics.lagrangian.lagrangian_heuristic`), each cover completed by the fixed
 columns; (3) column fixing: the columns of reduced cost below -0.001 whose rows no other such
 column covers, then the first ``max(1, m / 200)`` columns the greedy takes after them (``m`` the
@@ -210,8 +211,9 @@ def refine(
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
-    ``lag`` is a Lagrangian bound of the whole instance: its reduced costs and multipliers score
-    the columns of the best cover, and its multipliers, scaled by ``1 + U(-perturbation,
+    ``lag`` is a Lagrangian bound of the whole instance: the columns it fixes out (no cover cheaper
+    than ``x`` can use them) are left out, and its reduced costs and multipliers score the columns
+    of the best cover, and its multipliers, scaled by ``1 + U(-perturbation,
     perturbation)`` per row, start every three-phase. ``on_improve(x, cost)`` sees every cheaper
     cover. Stops at ``stop()``, after ``max_rounds`` rounds, or after ``stall_cycles`` whole cycles
     of ``pi`` (0.3 up to 1) without a cheaper cover. Returns the best cover (n,) int8; it is never worse
@@ -222,11 +224,14 @@ def refine(
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
-    reduced = lag.reduced
     if core_per_row is not None:
         row_ptr, row_idx = index_arrays(csr)
-        whole = whole.columns(np.union1d(core_kernel(reduced, row_ptr, row_idx, core_per_row, 0.0), np.flatnonzero(x)))
-        reduced = reduced[whole.cols]
+        keep = np.union1d(core_kernel(lag.reduced, row_ptr, row_idx, core_per_row, 0.0), np.flatnonzero(x))
+    else:  # every column a cheaper cover may use: L(u) + r_j < cost(x)
+        keep = np.flatnonzero(~lag.fixable(float(costs @ x)) | (np.asarray(x) == 1))
+    if keep.size < costs.size:
+        whole = whole.columns(keep.astype(np.int64))
+    reduced = lag.reduced[whole.cols]
     integral = bool(np.all(costs == np.round(costs)))
     best_x = np.array(x, dtype=np.int8, copy=True)[whole.cols]
     best = float(whole.costs @ best_x)

@@ -1,5 +1,6 @@
 """The benchmark harness end to end, through the CLI: Dask runs, kills, resume, reports."""
 
+import contextlib
 import json
 import os
 import signal
@@ -215,3 +216,93 @@ def test_an_unreachable_scheduler_is_a_one_line_error(tmp_path):
     suite = write_suite(tmp_path)
     proc = bench("bench", suite, "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9", "--no-progress")
     assert proc.returncode == 2 and "cannot reach the Dask scheduler" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(*args: str) -> subprocess.Popen:
+    """A process in its own session (so that killing it takes its children, as losing a machine does)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _wait_for(condition, what: str, timeout: float = 120.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if condition():
+                return
+        except sqlite3.OperationalError:  # the store is being written
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
+    """`dask scheduler` and two `dask worker` processes on loopback; the suite runs through
+    `cosolve bench --scheduler`; one worker is SIGKILLed mid-job, then the client; `--resume`
+    (with a fresh worker) finishes the suite: every job recorded exactly once, the jobs recorded
+    before the kills untouched, the killed ones run again, the SQLite store intact."""
+    from distributed import Client
+
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    scheduler = _start("dask", "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1], "--no-dashboard")
+    workers = {}
+    try:
+        _wait_for(lambda: Client(address, timeout="2s").close() is None, "the scheduler", 60)
+        for name in ("w1", "w2"):
+            workers[name] = _start(
+                "dask", "worker", address, "--nthreads", "1", "--nworkers", "1", "--name", name, "--no-dashboard"
+            )
+        with Client(address, timeout="10s") as client:
+            client.wait_for_workers(2, timeout=60)
+        suite = write_suite(
+            tmp_path, budget=2, seeds=range(1, 9), extra='options = { rounds = 1000000 }\n[[methods]]\nname = "rlsa"'
+        )
+        out = tmp_path / "out"
+        client_proc = subprocess.Popen(
+            [sys.executable, "-m", "cosolve", "bench", str(suite), "--out", str(out), "--scheduler", address, "--no-progress"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        db = out / "results.sqlite"
+        _wait_for(lambda: db.exists() and len(rows(out)) >= 2, "two recorded jobs")
+        _kill(workers.pop("w1"))  # mid-job: both workers are busy while jobs remain
+        killed_at = {j["key"] for j in rows(out)}
+        _wait_for(lambda: len(rows(out)) >= len(killed_at) + 2, "two more jobs after the worker was killed")
+        client_proc.send_signal(signal.SIGKILL)
+        client_proc.wait()
+        before = {j["key"]: j["finished_at"] for j in rows(out)}
+        assert len(before) < 16, "the client should be killed mid-way"
+        workers["w3"] = _start("dask", "worker", address, "--nthreads", "1", "--name", "w3", "--no-dashboard")
+        resumed = bench("bench", suite, "--out", out, "--scheduler", address, "--resume", "--no-progress")
+        assert resumed.returncode == 0, resumed.stderr
+        assert f"16 jobs ({len(before)} already recorded)" in resumed.stdout
+        final = rows(out)
+        assert len(final) == 16 and len({j["key"] for j in final}) == 16
+        assert all(j["status"] == "done" for j in final), [j["error"] for j in final if j["status"] != "done"]
+        for j in final:
+            if j["key"] in before:
+                assert j["finished_at"] == before[j["key"]]  # recorded once, not run again
+        con = sqlite3.connect(db)
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        con.close()
+        print(f"timeline: {len(killed_at)} done at the worker kill, {len(before)} at the client kill, "
+              f"{16 - len(before)} run by --resume")  # fmt: skip
+    finally:
+        for proc in workers.values():
+            _kill(proc)
+        _kill(scheduler)
