@@ -269,22 +269,25 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
             )
         with Client(address, timeout="10s") as client:
             client.wait_for_workers(2, timeout=60)
-        suite = write_suite(
-            tmp_path, budget=2, seeds=range(1, 9), extra='options = { rounds = 1000000 }\n[[methods]]\nname = "rlsa"'
-        )
+        suite = write_suite(tmp_path, budget=2, seeds=range(1, 9), extra='[[methods]]\nname = "rlsa"')  # rlsa uses its budget
         out = tmp_path / "out"
+        log = open(tmp_path / "client.log", "w")  # noqa: SIM115 (closed below)
         client_proc = subprocess.Popen(
             [sys.executable, "-m", "cosolve", "bench", str(suite), "--out", str(out), "--scheduler", address, "--no-progress"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         db = out / "results.sqlite"
-        _wait_for(lambda: db.exists() and len(rows(out)) >= 2, "two recorded jobs")
+        try:
+            _wait_for(lambda: db.exists() and len(rows(out)) >= 2, "two recorded jobs")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the client said: {(tmp_path / 'client.log').read_text()[-2000:]}") from None
         _kill(workers.pop("w1"))  # mid-job: both workers are busy while jobs remain
         killed_at = {j["key"] for j in rows(out)}
         _wait_for(lambda: len(rows(out)) >= len(killed_at) + 2, "two more jobs after the worker was killed")
         client_proc.send_signal(signal.SIGKILL)
         client_proc.wait()
+        log.close()
         before = {j["key"]: j["finished_at"] for j in rows(out)}
         assert len(before) < 16, "the client should be killed mid-way"
         workers["w3"] = _start("dask", "worker", address, "--nthreads", "1", "--name", "w3", "--no-dashboard")
