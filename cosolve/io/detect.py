@@ -53,11 +53,6 @@ def compression(path: Path) -> str | None:
     return next((name for magic, name in COMPRESSIONS.items() if head.startswith(magic)), None)
 
 
-def is_gzip(path: Path) -> bool:
-    """True if the file starts with the gzip magic bytes."""
-    return compression(path) == "gzip"
-
-
 def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
     """The file's bytes, decompressed if it is gzip, bzip2 or xz data; at most ``limit`` bytes if given."""
     p = check_file(path)

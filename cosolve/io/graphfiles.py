@@ -32,7 +32,7 @@ SPARE_NODES = 1_000_000
 
 
 def _check_nodes(n: int, text: str, at: str) -> None:
-    check_declared(n, SPARE_NODES * (1 + len(text) // 1_000_000) + 16 * len(text), "nodes", at)
+    check_declared(n, SPARE_NODES + 16 * len(text), "nodes", at)
 
 
 def _int(text: str, at: str, what: str) -> int:
@@ -43,6 +43,14 @@ def _int(text: str, at: str, what: str) -> int:
     if not -(2**63) <= value < 2**63:
         raise InputError(f"{what} must be a 64-bit integer, got {text!r}", where=at)
     return value
+
+
+def _node(text: str, n: int, at: str) -> int:
+    """The 1-based node ``text`` of a graph of ``n`` nodes as a 0-based index, checked to be in 1..n."""
+    u = _int(text, at, "a node")
+    if not 1 <= u <= n:
+        raise InputError(f"node {u} out of range 1..{n}", where=at)
+    return u - 1
 
 
 def _weight(text: str, at: str) -> float:
@@ -125,11 +133,7 @@ def read_dimacs(path: str | os.PathLike, *, problem: str | None) -> GraphProblem
                 raise InputError("an edge before the 'p edge N M' line", where=at)
             if len(fields) not in (3, 4):
                 raise InputError(f"expected 'e u v [weight]', got {line.strip()!r}", where=at)
-            u, v = _int(fields[1], at, "a node"), _int(fields[2], at, "a node")
-            for x in (u, v):
-                if not 1 <= x <= n:
-                    raise InputError(f"node {x} out of range 1..{n}", where=at)
-            edges.append((u - 1, v - 1))
+            edges.append((_node(fields[1], n, at), _node(fields[2], n, at)))
             weights.append(_weight(fields[3], at) if len(fields) == 4 else 1.0)
             lines.append(no)
         elif tag == "n":
@@ -182,11 +186,7 @@ def read_rudy(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
             raise InputError(f"more edge lines than the {m} the header 'N M' declares", where=at)
         if len(fields) not in (2, 3):
             raise InputError(f"expected 'u v [weight]', got {raw.strip()!r}", where=at)
-        u, v = _int(fields[0], at, "a node"), _int(fields[1], at, "a node")
-        for x in (u, v):
-            if not 1 <= x <= n:
-                raise InputError(f"node {x} out of range 1..{n}", where=at)
-        edges.append((u - 1, v - 1))
+        edges.append((_node(fields[0], n, at), _node(fields[1], n, at)))
         weights.append(_weight(fields[2], at) if len(fields) == 3 else 1.0)
         lines.append(no)
     if header is None:
@@ -241,9 +241,7 @@ def read_metis(path: str | os.PathLike, *, problem: str | None) -> GraphProblem:
             raise InputError("expected 'neighbour weight' pairs (FMT 1)", where=at)
         step = 2 if weighted else 1
         for k in range(0, len(fields), step):
-            v = _int(fields[k], at, "a neighbour") - 1
-            if not 0 <= v < n:
-                raise InputError(f"node {v + 1} out of range 1..{n}", where=at)
+            v = _node(fields[k], n, at)
             if v == u:
                 raise InputError(f"node {u + 1} lists itself", where=at)
             w = _weight(fields[k + 1], at) if weighted else 1.0

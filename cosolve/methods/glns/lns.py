@@ -159,7 +159,8 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
     def refined(x: np.ndarray, cycles: int) -> np.ndarray:
-        """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left)."""
+        """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left): a
+        cheaper cover, or ``x`` itself."""
         limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles,
@@ -256,7 +257,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             stalled = 0
             stats.refine_restarts += 1
             y = refined(state.x, 1)
-            if float(costs @ y) < float(costs @ state.x) - 1e-9 and adopt(y):
+            if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)
 
