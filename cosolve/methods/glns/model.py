@@ -23,15 +23,14 @@ import torch
 from torch import nn
 
 from cosolve.diffusion.policy import NormalizedAggregation, time_embedding
+from cosolve.methods.glns.numpy_model import CoverGraph
 
 COLUMN_FEATURES = 6  # state, incumbent, squashed gain, cost, squashed reduced cost, log size
 ROW_FEATURES = 3  # state cover, incumbent cover, log size
 
 
-def _squash(v: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
-    if isinstance(v, torch.Tensor):
-        return torch.sign(v) * torch.log1p(v.abs())
-    return np.sign(v) * np.log1p(np.abs(v))
+def _squash(v: torch.Tensor) -> torch.Tensor:
+    return torch.sign(v) * torch.log1p(v.abs())
 
 
 def _torch_csr(a: sp.csr_array) -> torch.Tensor:
@@ -48,40 +47,23 @@ def _torch_csr(a: sp.csr_array) -> torch.Tensor:
 
 @dataclass
 class CoverTensors:
-    """A (batch of) set cover region(s) for the policy: ``to_rows`` (M x N) and ``to_columns``
-    (N x M) mean-aggregation matrices (torch sparse CSR), the 0/1 ``incidence`` (scipy, M x N) for
-    cover counts, static column features (N, 3), static row features (M, 1) and the incumbent (N,)."""
+    """The torch view of a set cover region's :class:`~cosolve.methods.glns.numpy_model.CoverGraph`
+    (``graph``: features, incidence, incumbent and its cover counts): the ``to_rows`` (M x N) and
+    ``to_columns`` (N x M) mean-aggregation matrices as torch sparse CSR, the static column (N, 3)
+    and row (M, 1) features as tensors."""
 
+    graph: CoverGraph
     to_rows: torch.Tensor
     to_columns: torch.Tensor
-    incidence: sp.csr_array
     column_static: torch.Tensor
     row_static: torch.Tensor
-    incumbent: np.ndarray
-    incumbent_cover: np.ndarray
 
     @classmethod
     def build(cls, matrix: sp.sparray, costs: np.ndarray, reduced: np.ndarray, incumbent: np.ndarray) -> CoverTensors:
-        """``matrix`` (M x N) 0/1, ``costs`` (N,) scaled to at most 1, ``reduced`` (N,) reduced
-        costs on the same scale, ``incumbent`` (N,) 0/1."""
-        a = sp.csr_array(matrix, dtype=np.float64)
-        a.data[:] = 1.0
-        row_size = np.diff(a.indptr).astype(np.float64)
-        at = sp.csr_array(a.T)
-        col_size = np.diff(at.indptr).astype(np.float64)
-        to_rows = sp.csr_array(sp.diags_array(1.0 / np.maximum(row_size, 1.0)) @ a)
-        to_columns = sp.csr_array(sp.diags_array(1.0 / np.maximum(col_size, 1.0)) @ at)
-        column_static = np.stack([np.asarray(costs, np.float64), _squash(np.asarray(reduced, np.float64)), np.log1p(col_size)], 1)
-        incumbent = np.asarray(incumbent, dtype=np.float64)
-        return cls(
-            to_rows=_torch_csr(to_rows),
-            to_columns=_torch_csr(to_columns),
-            incidence=a,
-            column_static=torch.from_numpy(column_static.astype(np.float32)),
-            row_static=torch.from_numpy(np.log1p(row_size)[:, None].astype(np.float32)),
-            incumbent=incumbent,
-            incumbent_cover=np.minimum(a @ incumbent, 3.0) / 3.0,
-        )
+        """See :meth:`CoverGraph.build <cosolve.methods.glns.numpy_model.CoverGraph.build>`."""
+        g = CoverGraph.build(matrix, costs, reduced, incumbent)
+        static = torch.from_numpy(g.column_static), torch.from_numpy(g.row_static)
+        return cls(g, _torch_csr(g.to_rows), _torch_csr(g.to_columns), *static)
 
 
 class _Update(nn.Module):
@@ -118,7 +100,7 @@ class CoverPolicy(nn.Module):
         """``x``, ``gain``: (N, K); ``cover`` (M, K): the state's cover counts, capped at 3, over 3."""
         n, k = x.shape
         m = cover.shape[0]
-        incumbent = torch.from_numpy((2 * graph.incumbent - 1).astype(np.float32))[:, None].expand(n, k)
+        incumbent = torch.from_numpy((2 * graph.graph.incumbent - 1).astype(np.float32))[:, None].expand(n, k)
         column_in = torch.cat(
             [
                 (2 * x - 1)[..., None],
@@ -128,7 +110,7 @@ class CoverPolicy(nn.Module):
             ],
             dim=-1,
         )
-        inc_cover = torch.from_numpy(graph.incumbent_cover.astype(np.float32))[:, None, None].expand(m, k, 1)
+        inc_cover = torch.from_numpy(graph.graph.incumbent_cover.astype(np.float32))[:, None, None].expand(m, k, 1)
         row_in = torch.cat([cover[..., None], inc_cover, graph.row_static[:, None, :].expand(m, k, 1)], dim=-1)
         h_col = self.column_encoder(column_in)
         if self.time is not None:
@@ -141,11 +123,6 @@ class CoverPolicy(nn.Module):
         return self.head(h_col).squeeze(-1)
 
 
-def state_cover(graph: CoverTensors, x: np.ndarray) -> np.ndarray:
-    """Cover counts of states ``x`` (K, N), capped at 3 and divided by 3: (M, K) float32."""
-    return (np.minimum(graph.incidence @ np.asarray(x, dtype=np.float64).T, 3.0) / 3.0).astype(np.float32)
-
-
 def cover_logits(policy: nn.Module, energy, graph: CoverTensors, x: np.ndarray, t: float) -> torch.Tensor:  # energy: CoverEnergy
     """Flip logits (N, K) of ``policy`` at states ``x`` (K, N) and time ``t``: its inputs are the
     states, their flip gains and cover counts."""
@@ -153,7 +130,7 @@ def cover_logits(policy: nn.Module, energy, graph: CoverTensors, x: np.ndarray, 
     return policy(
         torch.from_numpy(x.T.astype(np.float32)),
         torch.from_numpy(gain.T.astype(np.float32)),
-        torch.from_numpy(state_cover(graph, x)),
+        torch.from_numpy(graph.graph.state_cover(x)),
         t,
         graph,
     )

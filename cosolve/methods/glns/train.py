@@ -78,7 +78,7 @@ class CoverBatch:
 
     @property
     def incumbent(self) -> np.ndarray:
-        return self.tensors.incumbent.astype(np.int8)
+        return self.tensors.graph.incumbent.astype(np.int8)
 
 
 def complete_cover(problem: SetCover, x: np.ndarray) -> np.ndarray:
