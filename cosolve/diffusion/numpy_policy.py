@@ -132,20 +132,17 @@ def load_numpy_checkpoint(path: Any) -> tuple[NumpyFlipPolicy, Any, dict[str, An
     (a ``model.pt`` or its folder): from its ``model.npz`` without torch, or else (a checkpoint
     written before there were ``model.npz`` files) from ``model.pt`` through torch."""
     from cosolve.diffusion.config import CAMConfig
-    from cosolve.training.checkpoint import read_numpy_checkpoint
+    from cosolve.training.checkpoint import load_numpy_policy
 
-    found = read_numpy_checkpoint(path, CAMConfig.checkpoint_format, CAMConfig.what)
-    if found is None:
+    def from_torch(path: Any) -> tuple[NumpyFlipPolicy, Any, dict[str, Any]]:
         from cosolve.diffusion.cam import load_checkpoint
 
         torch_policy, config, meta = load_checkpoint(path)
         return NumpyFlipPolicy.from_torch(torch_policy), config, meta
-    file, header, weights = found
-    config = CAMConfig.from_dict(header["config"])
-    policy = NumpyFlipPolicy(weights, layers=config.layers, time_features=config.time_features)
-    expected = {"encoder.weight", "head.weight", *(f"layers.{i}.norm.weight" for i in range(config.layers))}
-    if not expected <= set(weights) or weights["encoder.weight"].shape[0] != config.hidden:
-        from cosolve.errors import InputError
 
-        raise InputError(f"{file}: weights do not match the stored configuration")
-    return policy, config, header.get("meta", {})
+    return load_numpy_policy(
+        path, CAMConfig,
+        lambda weights, c: NumpyFlipPolicy(weights, layers=c.layers, time_features=c.time_features),
+        lambda c: ({"encoder.weight", "head.weight", *(f"layers.{i}.norm.weight" for i in range(c.layers))}, "encoder.weight"),
+        from_torch,
+    )  # fmt: skip

@@ -98,6 +98,26 @@ def read_numpy_checkpoint(path: str | Path, fmt: str, what: str) -> tuple[Path, 
     return file, header, weights
 
 
+def load_numpy_policy(
+    path: str | Path, config_type: Any, build: Any, required: Any, from_torch: Any
+) -> tuple[Any, Any, dict[str, Any]]:
+    """``(policy, config, meta)`` of the checkpoint ``path`` from its ``model.npz``, without torch.
+
+    ``config_type``: the config class (its ``checkpoint_format``, ``what``, ``from_dict`` and
+    ``hidden``); ``build(weights, config)`` makes the numpy policy; ``required(config)`` gives the
+    weight names it needs and the one whose rows must number ``config.hidden``. A checkpoint
+    written before there were ``model.npz`` files is read by ``from_torch(path)`` (through torch)."""
+    found = read_numpy_checkpoint(path, config_type.checkpoint_format, config_type.what)
+    if found is None:
+        return from_torch(path)
+    file, header, weights = found
+    config = config_type.from_dict(header["config"])
+    names, sized = required(config)
+    if not set(names) <= set(weights) or weights[sized].shape[0] != config.hidden:
+        raise InputError(f"{file}: weights do not match the stored configuration")
+    return build(weights, config), config, header.get("meta", {})
+
+
 def read_checkpoint(path: str | Path, fmt: str, what: str) -> tuple[Path, dict[str, Any]]:
     """The file and payload of the checkpoint ``path`` (a file, or a folder holding ``model.pt``) of
     format ``fmt``; ``what`` names the kind in errors (e.g. "CAM"). Raises :class:`InputError`."""

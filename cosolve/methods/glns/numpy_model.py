@@ -138,19 +138,21 @@ def load_numpy_checkpoint(path: Any) -> tuple[NumpyCoverPolicy, Any, dict[str, A
     """Policy, :class:`~cosolve.methods.glns.config.GLNSConfig` and meta of the GLNS checkpoint
     ``path`` (a ``model.pt`` or its folder): from its ``model.npz`` without torch, or else (a
     checkpoint written before there were ``model.npz`` files) from ``model.pt`` through torch."""
-    from cosolve.errors import InputError
     from cosolve.methods.glns.config import GLNSConfig
-    from cosolve.training.checkpoint import read_numpy_checkpoint
+    from cosolve.training.checkpoint import load_numpy_policy
 
-    found = read_numpy_checkpoint(path, GLNSConfig.checkpoint_format, GLNSConfig.what)
-    if found is None:
+    def from_torch(path: Any) -> tuple[NumpyCoverPolicy, Any, dict[str, Any]]:
         from cosolve.methods.glns.train import load_checkpoint
 
         torch_policy, config, meta = load_checkpoint(path)
         return NumpyCoverPolicy.from_torch(torch_policy), config, meta
-    file, header, weights = found
-    config = GLNSConfig.from_dict(header["config"])
-    expected = {"column_encoder.weight", "head.weight", *(f"column_updates.{i}.norm.weight" for i in range(config.layers))}
-    if not expected <= set(weights) or weights["column_encoder.weight"].shape[0] != config.hidden:
-        raise InputError(f"{file}: weights do not match the stored configuration")
-    return NumpyCoverPolicy(weights, layers=config.layers, time_features=config.time_features), config, header.get("meta", {})
+
+    return load_numpy_policy(
+        path, GLNSConfig,
+        lambda weights, c: NumpyCoverPolicy(weights, layers=c.layers, time_features=c.time_features),
+        lambda c: (
+            {"column_encoder.weight", "head.weight", *(f"column_updates.{i}.norm.weight" for i in range(c.layers))},
+            "column_encoder.weight",
+        ),
+        from_torch,
+    )  # fmt: skip
