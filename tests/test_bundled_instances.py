@@ -40,3 +40,15 @@ def test_tsp_optima_match_the_optimal_tours():
         problem = cosolve.read(INSTANCES / "tsplib" / f"{row['name']}.tsp")
         tour = read_tour(INSTANCES / "tsplib" / f"{row['name']}.opt.tour")
         assert problem.evaluate(tour).objective == float(row["optimum"])
+
+
+def test_tsplib_types_optima_match_their_tours():
+    from cosolve.io.tsplib import read_tour
+
+    folder = INSTANCES / "tsplib-types"
+    for row in csv.DictReader((folder / "optima.csv").read_text().splitlines()):
+        problem = cosolve.read(folder / f"{row['name']}.tsp")
+        assert problem.metric == row["edge_weight_type"] and problem.n == int(row["n"])
+        tour_file = folder / f"{row['name']}.opt.tour"
+        if tour_file.exists():
+            assert problem.evaluate(read_tour(tour_file)).objective == float(row["optimum"])

@@ -147,16 +147,16 @@ def _dominating_set(problem: Problem, ctx: SolveContext) -> Outcome:
 def _tsp(problem: Problem, ctx: SolveContext) -> Outcome:
     from cosolve.heuristics.tsp import NEIGHBOR_LIST_MIN_CITIES, candidate_lists, nearest_neighbor_tour, tour_length, two_opt
 
-    coords, stop = problem.coords, _stop(ctx)
-    neighbors = candidate_lists(coords) if problem.n >= NEIGHBOR_LIST_MIN_CITIES else None
-    tour = nearest_neighbor_tour(coords, start=0, neighbors=neighbors, stop=stop)
+    points, metric, stop = problem.points, problem.metric_code, _stop(ctx)
+    neighbors = candidate_lists(points, metric=metric) if problem.n >= NEIGHBOR_LIST_MIN_CITIES else None
+    tour = nearest_neighbor_tour(points, metric=metric, start=0, neighbors=neighbors, stop=stop)
     if tour is None:
         return _STOPPED
-    ctx.trace.offer(tour, tour_length(coords, tour))
+    ctx.trace.offer(tour, tour_length(points, tour, metric=metric))
     if not ctx.options["improve"]:
         return _done()
-    report = _Reporter(ctx, lambda t: tour_length(coords, t))
-    tour, converged = two_opt(coords, tour, neighbors=neighbors, stop=stop, on_progress=report.offer)
+    report = _Reporter(ctx, lambda t: tour_length(points, t, metric=metric))
+    tour, converged = two_opt(points, tour, metric=metric, neighbors=neighbors, stop=stop, on_progress=report.offer)
     report.offer(tour, force=True)
     return _done(converged)
 

@@ -14,7 +14,7 @@ from cosolve.problems.base import Problem, build_range
 
 
 def _distance_lists(problem: Problem) -> list[list[int]]:
-    """The integer EUC_2D matrix as Python lists (what ``RegisterTransitMatrix`` takes), built
+    """The integer distance matrix as Python lists (what ``RegisterTransitMatrix`` takes), built
     in row blocks so that the build deadline is checked while it grows (O(n^2) entries)."""
     rows: list[list[int]] = []
     block = 64
@@ -36,7 +36,7 @@ def _tour(routing: Any, manager: Any, next_value: Any) -> np.ndarray:
 class OrToolsRouting(Method):
     """OR-Tools' vehicle routing solver on TSP, as one vehicle starting and ending at city 1.
 
-    Arc costs are the TSPLIB EUC_2D distances, precomputed as an integer matrix and registered
+    Arc costs are the instance's TSPLIB distances, precomputed as an integer matrix and registered
     with ``RegisterTransitMatrix`` (no Python callback per arc). First solution
     ``PATH_CHEAPEST_ARC``, then ``GUIDED_LOCAL_SEARCH``, the metaheuristic OR-Tools recommends
     when a time limit is given; the time limit is the time left after building the model

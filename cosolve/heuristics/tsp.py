@@ -1,9 +1,12 @@
-"""TSP heuristics on points in the plane: nearest neighbour tour and 2-opt.
+"""TSP heuristics: nearest neighbour tour and 2-opt.
 
-Distances are TSPLIB EUC_2D, ``floor(||p_a - p_b|| + 0.5)``, computed on the fly from
-``coords`` (n, 2) float64 (the same values as :attr:`cosolve.problems.TSP.distances`, without
-the n x n matrix). Tours are (n,) int64 permutations of 0..n-1 (a closed cycle). Because the
-distances are integers, a 2-opt move improves exactly when its delta is negative.
+Distances are TSPLIB's, computed on the fly by
+:func:`cosolve.problems.tsp_distances.distance` from ``points`` and a ``metric`` code (for
+EUC_2D, the default, ``points`` are the (n, 2) coordinates; a :class:`~cosolve.problems.TSP`
+gives its own as ``problem.points, problem.metric_code``): the same values as
+:attr:`cosolve.problems.TSP.distances`, without the n x n matrix for coordinate metrics.
+Tours are (n,) int64 permutations of 0..n-1 (a closed cycle). Because the distances are
+integers, a 2-opt move improves exactly when its delta is negative.
 
 The ``*_kernel`` functions are numba ``@njit`` and do bounded amounts of work per call, so
 the Python drivers can poll a deadline between calls.
@@ -16,25 +19,19 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from cosolve.problems.tsp_distances import EUC_2D, PLANAR, distance, distance_rows_kernel
+
 NEIGHBOR_LIST_MIN_CITIES = 1000  # from this size on, nearest neighbour and 2-opt use candidate lists first
 NEIGHBORS = 10  # candidates per city
 
 
-@njit("float64(float64[:, ::1], int64, int64)", cache=True)
-def euc2d(coords: np.ndarray, a: int, b: int) -> float:
-    """EUC_2D distance between cities ``a`` and ``b``."""
-    dx = coords[a, 0] - coords[b, 0]
-    dy = coords[a, 1] - coords[b, 1]
-    return np.floor(np.sqrt(dx * dx + dy * dy) + 0.5)
-
-
 @njit(cache=True)
-def tour_length_kernel(coords: np.ndarray, tour: np.ndarray) -> float:
+def tour_length_kernel(points: np.ndarray, metric: int, tour: np.ndarray) -> float:
     """Length of the closed tour (n,)."""
     n = tour.size
     total = 0.0
     for k in range(n):
-        total += euc2d(coords, tour[k], tour[(k + 1) % n])
+        total += distance(points, metric, tour[k], tour[(k + 1) % n])
     return total
 
 
@@ -43,7 +40,7 @@ def tour_length_kernel(coords: np.ndarray, tour: np.ndarray) -> float:
 
 @njit(cache=True)
 def nearest_neighbor_kernel(
-    coords: np.ndarray, tour: np.ndarray, visited: np.ndarray, k: int, steps: int, neighbors: np.ndarray
+    points: np.ndarray, metric: int, tour: np.ndarray, visited: np.ndarray, k: int, steps: int, neighbors: np.ndarray
 ) -> int:
     """Extend the partial tour ``tour[:k]`` (``visited`` (n,) int8 marks its cities) by up to
     ``steps`` nearest-neighbour steps; returns the new length ``k``.
@@ -68,7 +65,7 @@ def nearest_neighbor_kernel(
             best_d = np.inf
             for c in range(n):
                 if visited[c] == 0:
-                    d = euc2d(coords, cur, c)
+                    d = distance(points, metric, cur, c)
                     if d < best_d:
                         best_d = d
                         best = c
@@ -82,7 +79,7 @@ def nearest_neighbor_kernel(
 
 
 @njit(cache=True)
-def two_opt_sweep_kernel(coords: np.ndarray, tour: np.ndarray, i_start: int, i_stop: int) -> int:
+def two_opt_sweep_kernel(points: np.ndarray, metric: int, tour: np.ndarray, i_start: int, i_stop: int) -> int:
     """First-improvement 2-opt over the first edges ``i_start <= i < i_stop`` of ``tour``.
 
     For edge (t[i], t[i+1]) and every later non-adjacent edge (t[j], t[j+1]), a move with
@@ -95,12 +92,12 @@ def two_opt_sweep_kernel(coords: np.ndarray, tour: np.ndarray, i_start: int, i_s
     for i in range(i_start, min(i_stop, n - 2)):
         a = tour[i]
         b = tour[i + 1]
-        d_ab = euc2d(coords, a, b)
+        d_ab = distance(points, metric, a, b)
         j_end = n if i > 0 else n - 1  # for i == 0 the last edge (t[n-1], t[0]) touches a
         for j in range(i + 2, j_end):
             c = tour[j]
             d = tour[(j + 1) % n]
-            delta = euc2d(coords, a, c) + euc2d(coords, b, d) - d_ab - euc2d(coords, c, d)
+            delta = distance(points, metric, a, c) + distance(points, metric, b, d) - d_ab - distance(points, metric, c, d)
             if delta < 0.0:
                 lo, hi = i + 1, j
                 while lo < hi:
@@ -109,7 +106,7 @@ def two_opt_sweep_kernel(coords: np.ndarray, tour: np.ndarray, i_start: int, i_s
                     hi -= 1
                 moves += 1
                 b = tour[i + 1]
-                d_ab = euc2d(coords, a, b)
+                d_ab = distance(points, metric, a, b)
     return moves
 
 
@@ -136,7 +133,8 @@ def _reverse_path(tour: np.ndarray, pos: np.ndarray, i: int, j: int) -> None:
 
 @njit(cache=True)
 def two_opt_neighbors_kernel(
-    coords: np.ndarray,
+    points: np.ndarray,
+    metric: int,
     tour: np.ndarray,
     pos: np.ndarray,
     neighbors: np.ndarray,
@@ -169,17 +167,17 @@ def two_opt_neighbors_kernel(
             for direction in range(2):
                 pa = pos[a]
                 b = tour[(pa + 1) % n] if direction == 0 else tour[(pa - 1) % n]
-                d_ab = euc2d(coords, a, b)
+                d_ab = distance(points, metric, a, b)
                 for t in range(neighbors.shape[1]):
                     c = neighbors[a, t]
-                    d_ac = euc2d(coords, a, c)
+                    d_ac = distance(points, metric, a, c)
                     if d_ac >= d_ab:
                         break
                     pc = pos[c]
                     d = tour[(pc + 1) % n] if direction == 0 else tour[(pc - 1) % n]
                     if c == b or d == a:
                         continue
-                    delta = d_ac + euc2d(coords, b, d) - d_ab - euc2d(coords, c, d)
+                    delta = d_ac + distance(points, metric, b, d) - d_ab - distance(points, metric, c, d)
                     if delta < 0.0:
                         if direction == 0:  # ... a b ... c d ...  ->  reverse b..c
                             _reverse_path(tour, pos, pos[b], pc)
@@ -201,28 +199,45 @@ def two_opt_neighbors_kernel(
 # --------------------------------------------------------------------------- Python entry points
 
 
-def candidate_lists(coords: np.ndarray, k: int = NEIGHBORS) -> np.ndarray:
-    """(n, min(k, n-1)) int64: each city's nearest other cities by increasing distance."""
-    from scipy.spatial import cKDTree
+def candidate_lists(points: np.ndarray, k: int = NEIGHBORS, *, metric: int = EUC_2D) -> np.ndarray:
+    """(n, min(k, n-1)) int64: each city's nearest other cities by increasing distance.
 
-    coords = np.asarray(coords, dtype=np.float64)
-    k = min(k, len(coords) - 1)
-    _, idx = cKDTree(coords).query(coords, k=k + 1)
-    idx = idx.astype(np.int64)
+    Coordinate metrics that grow with the Euclidean distance use a k-d tree; the others scan
+    the distance matrix a block of rows at a time.
+    """
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    n = len(points)
+    k = min(k, n - 1)
+    if metric in PLANAR:
+        from scipy.spatial import cKDTree
+
+        _, idx = cKDTree(points).query(points, k=k + 1)
+        idx = idx.astype(np.int64)
+    else:
+        idx = np.empty((n, k + 1), np.int64)
+        block = max(1, 2_000_000 // n)
+        for start in range(0, n, block):
+            rows = distance_rows_kernel(points, metric, n, start, min(n, start + block))
+            rows[np.arange(len(rows)), np.arange(start, start + len(rows))] = -1.0  # the city itself first
+            near = np.argpartition(rows, k, axis=1)[:, : k + 1]
+            order = np.argsort(np.take_along_axis(rows, near, axis=1), axis=1, kind="stable")
+            idx[start : start + len(rows)] = np.take_along_axis(near, order, axis=1)
     out = idx[:, 1:].copy()
-    for r in np.flatnonzero(idx[:, 0] != np.arange(len(coords))):  # duplicate points: the city itself may come later
+    for r in np.flatnonzero(idx[:, 0] != np.arange(n)):  # duplicate points: the city itself may come later
         out[r] = idx[r][idx[r] != r][:k]
     return out
 
 
-def tour_length(coords: np.ndarray, tour: np.ndarray) -> float:
-    """Length of the closed ``tour`` (n,) over ``coords`` (n, 2)."""
-    return float(tour_length_kernel(np.ascontiguousarray(coords, dtype=np.float64), np.asarray(tour, dtype=np.int64)))
+def tour_length(points: np.ndarray, tour: np.ndarray, *, metric: int = EUC_2D) -> float:
+    """Length of the closed ``tour`` (n,) over ``points`` under ``metric``."""
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    return float(tour_length_kernel(points, metric, np.asarray(tour, dtype=np.int64)))
 
 
 def nearest_neighbor_tour(
-    coords: np.ndarray,
+    points: np.ndarray,
     *,
+    metric: int = EUC_2D,
     start: int = 0,
     neighbors: np.ndarray | None = None,
     stop: Callable[[], bool] | None = None,
@@ -233,8 +248,8 @@ def nearest_neighbor_tour(
     With ``neighbors`` (from :func:`candidate_lists`) the candidates are tried before a
     full scan, which makes it fast on large instances (then ties may differ from the scan).
     """
-    coords = np.ascontiguousarray(coords, dtype=np.float64)
-    n = len(coords)
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    n = len(points)
     tour = np.empty(n, np.int64)
     visited = np.zeros(n, np.int8)
     tour[0] = start
@@ -245,14 +260,15 @@ def nearest_neighbor_tour(
     while k < n:
         if stop is not None and stop():
             return None
-        k = nearest_neighbor_kernel(coords, tour, visited, k, steps, lists)
+        k = nearest_neighbor_kernel(points, metric, tour, visited, k, steps, lists)
     return tour
 
 
 def two_opt(
-    coords: np.ndarray,
+    points: np.ndarray,
     tour: np.ndarray,
     *,
+    metric: int = EUC_2D,
     neighbors: np.ndarray | None = None,
     stop: Callable[[], bool] | None = None,
     on_progress: Callable[[np.ndarray], None] | None = None,
@@ -268,7 +284,7 @@ def two_opt(
     it; throttle in the callback).
     Returns ``(tour, converged)``; converged is False if ``stop`` ended it early.
     """
-    coords = np.ascontiguousarray(coords, dtype=np.float64)
+    points = np.ascontiguousarray(points, dtype=np.float64)
     tour = np.array(tour, dtype=np.int64, copy=True)
     n = len(tour)
     if neighbors is not None and n > 3:
@@ -282,7 +298,9 @@ def two_opt(
         while count > 0:
             if stop is not None and stop():
                 return tour, False
-            head, count, moves = two_opt_neighbors_kernel(coords, tour, pos, lists, queue, queued, head, count, moves_per_call)
+            head, count, moves = two_opt_neighbors_kernel(
+                points, metric, tour, pos, lists, queue, queued, head, count, moves_per_call
+            )
             if moves and on_progress is not None:
                 on_progress(tour)
     rows = max(1, work_per_check // max(n, 1))
@@ -291,7 +309,7 @@ def two_opt(
         for i in range(0, n - 2, rows):
             if stop is not None and stop():
                 return tour, False
-            moves = two_opt_sweep_kernel(coords, tour, i, i + rows)
+            moves = two_opt_sweep_kernel(points, metric, tour, i, i + rows)
             sweep_moves += moves
             if moves and on_progress is not None:
                 on_progress(tour)

@@ -119,7 +119,7 @@ _ALL = (
     ),
     Format(
         "tsplib",
-        "TSP, TSPLIB with EDGE_WEIGHT_TYPE EUC_2D",
+        "TSP, TSPLIB symmetric: EDGE_WEIGHT_TYPE EUC_2D, CEIL_2D, ATT, GEO or EXPLICIT (any matrix format)",
         "cosolve.io.tsplib:read_tsplib",
         extensions=(".tsp",),
         writer="cosolve.io.tsplib:write_tsplib",

@@ -19,31 +19,62 @@ Arrays:
 from __future__ import annotations
 
 import io
+import math
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, instance_name, read_bytes
+from cosolve.io.detect import check_declared, check_file, instance_name, read_bytes
 from cosolve.io.solution import atomic_path
 from cosolve.problems.jigsaw import Jigsaw, unit_pixels
+
+#: Deflate expands at most about 1032-fold; a member declaring more than this many bytes per
+#: compressed byte (plus a little) cannot be honest, and is refused before anything is allocated.
+_MAX_EXPANSION = 1100
+_UNREADABLE = (
+    ValueError, OSError, EOFError, zipfile.BadZipFile, io.UnsupportedOperation, zlib.error, NotImplementedError, RuntimeError
+)  # fmt: skip
+
+
+def _check_declared_sizes(archive: zipfile.ZipFile, compressed: int, where: str) -> None:
+    """Refuse an archive whose members, or the arrays their ``.npy`` headers describe, declare more
+    bytes than ``compressed`` bytes can hold (a damaged or hostile header, not a real array)."""
+    limit = _MAX_EXPANSION * compressed + (1 << 20)
+    declared = sum(info.file_size for info in archive.infolist())
+    check_declared(declared, limit, "bytes of arrays", where)
+    for info in archive.infolist():
+        if not info.filename.endswith(".npy"):
+            continue
+        with archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read_header(member)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > info.file_size:
+            name = info.filename.removesuffix(".npy")
+            raise InputError(f"array {name} declares shape {shape} ({nbytes} bytes), more than the archive holds", where=where)
 
 
 def _arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     p = check_file(path)
+    where = str(path)
     data = read_bytes(p)  # decompressed if the archive was gzipped, bzipped or xz-ed
     magic = data[:6]
     if magic == b"\x93NUMPY":
-        raise InputError("a single .npy array, not an .npz archive with pieces and grid", where=str(path))
+        raise InputError("a single .npy array, not an .npz archive with pieces and grid", where=where)
     if not magic.startswith(b"PK\x03\x04"):
-        raise InputError("not an .npz archive (it does not start as a zip file)", where=str(path))
+        raise InputError("not an .npz archive (it does not start as a zip file)", where=where)
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            _check_declared_sizes(archive, len(data), where)
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
             return {key: archive[key] for key in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, io.UnsupportedOperation) as e:
+    except _UNREADABLE as e:
         reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InputError(f"not a readable .npz archive ({reason})", where=str(path)) from None
+        raise InputError(f"not a readable .npz archive ({reason})", where=where) from None
 
 
 def _pieces(raw: np.ndarray, where: str) -> np.ndarray:

@@ -97,6 +97,7 @@ def check_mps_text(text: str, where: str) -> None:
             raise InputError(f"unknown objective sense {fields[0]!r}", where=at)
     if section is None:
         raise InputError("not an MPS file: no NAME or ROWS section", where=where)
+    raise InputError("truncated: the file ends before its ENDATA line", where=f"{where}:{len(text.splitlines())}")
 
 
 @contextlib.contextmanager

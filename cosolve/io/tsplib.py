@@ -1,9 +1,19 @@
-"""TSPLIB files: ``.tsp`` instances (TYPE TSP, EDGE_WEIGHT_TYPE EUC_2D) and ``.tour`` files.
+"""TSPLIB files: symmetric ``.tsp`` instances and ``.tour`` files.
 
-An instance is ``KEY : value`` header lines (NAME, TYPE, COMMENT, DIMENSION,
-EDGE_WEIGHT_TYPE, ...), then ``NODE_COORD_SECTION`` with DIMENSION lines ``id x y``
-(ids 1..DIMENSION, any order), then an optional ``EOF``. A tour file has ``TOUR_SECTION``
-followed by the 1-based cities, ended by ``-1``.
+An instance is ``KEY : value`` header lines (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE,
+EDGE_WEIGHT_FORMAT, ...), then data sections, then an optional ``EOF``:
+
+- ``NODE_COORD_SECTION``: DIMENSION lines ``id x y`` (ids 1..DIMENSION, any order), for
+  EDGE_WEIGHT_TYPE EUC_2D, CEIL_2D, ATT and GEO;
+- ``EDGE_WEIGHT_SECTION``: for EXPLICIT, the matrix's entries as whitespace-separated integers
+  (any line breaks) in the order EDGE_WEIGHT_FORMAT names: FULL_MATRIX, UPPER_ROW, LOWER_ROW,
+  UPPER_DIAG_ROW, LOWER_DIAG_ROW (and the column-wise UPPER_COL, LOWER_COL, UPPER_DIAG_COL,
+  LOWER_DIAG_COL, which for a symmetric matrix list the same entries as LOWER_ROW, UPPER_ROW,
+  LOWER_DIAG_ROW, UPPER_DIAG_ROW);
+- ``DISPLAY_DATA_SECTION`` (optional): ``id x y`` lines placing the cities of an EXPLICIT
+  instance in pictures.
+
+A tour file has ``TOUR_SECTION`` followed by the 1-based cities, ended by ``-1``.
 """
 
 from __future__ import annotations
@@ -15,10 +25,26 @@ import numpy as np
 from cosolve.errors import InputError
 from cosolve.io.detect import check_declared, instance_name, read_text
 from cosolve.io.solution import atomic_write
-from cosolve.problems.tsp import TSP
+from cosolve.problems.tsp import EDGE_WEIGHT_TYPES, TSP
 
 _SECTIONS = ("NODE_COORD_SECTION", "TOUR_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION",
              "FIXED_EDGES_SECTION", "DEMAND_SECTION", "DEPOT_SECTION", "EDGE_DATA_SECTION")  # fmt: skip
+_READ_SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION")
+#: EDGE_WEIGHT_FORMAT -> the row-wise layout listing the same entries of a symmetric matrix.
+_LAYOUTS = {
+    "FULL_MATRIX": "FULL_MATRIX", "UPPER_ROW": "UPPER_ROW", "LOWER_ROW": "LOWER_ROW",
+    "UPPER_DIAG_ROW": "UPPER_DIAG_ROW", "LOWER_DIAG_ROW": "LOWER_DIAG_ROW",
+    "UPPER_COL": "LOWER_ROW", "LOWER_COL": "UPPER_ROW", "UPPER_DIAG_COL": "LOWER_DIAG_ROW", "LOWER_DIAG_COL": "UPPER_DIAG_ROW",
+}  # fmt: skip
+#: Header values cosolve reads as given (other values of these keys are refused).
+_ACCEPTED = {
+    "TYPE": ("TSP",),
+    "EDGE_WEIGHT_TYPE": EDGE_WEIGHT_TYPES,
+    "EDGE_WEIGHT_FORMAT": (*_LAYOUTS, "FUNCTION"),
+    "NODE_COORD_TYPE": ("TWOD_COORDS", "NO_COORDS"),
+    "DISPLAY_DATA_TYPE": ("COORD_DISPLAY", "TWOD_DISPLAY", "NO_DISPLAY"),
+}
+_LARGEST_WEIGHT = 2.0**53
 
 
 def _split_header(line: str) -> tuple[str, str] | None:
@@ -44,73 +70,172 @@ def _dimension(value: str, at: str, text_length: int) -> int:
     return n
 
 
+def _entries(layout: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the matrix entries a row-wise ``layout`` lists, in file order."""
+    if layout == "FULL_MATRIX":
+        return np.divmod(np.arange(n * n, dtype=np.int64), n)
+    offset = 0 if "DIAG" in layout else 1
+    return np.triu_indices(n, offset) if layout.startswith("UPPER") else np.tril_indices(n, -offset)
+
+
+class _Lines:
+    """The file's lines with a cursor; ``at(no)`` names line ``no`` (1-based) as ``path:no``."""
+
+    def __init__(self, where: str, text: str) -> None:
+        self.where, self.lines, self.no = where, text.splitlines(), 0
+
+    def at(self, no: int) -> str:
+        return f"{self.where}:{no}"
+
+    def next_data_line(self) -> str | None:
+        """The next non-blank line (the cursor moves past it), or None at the end of the file."""
+        while self.no < len(self.lines):
+            line = self.lines[self.no].strip()
+            self.no += 1
+            if line:
+                return line
+        return None
+
+
+def _coordinates(src: _Lines, n: int, section: str) -> np.ndarray:
+    """The n ``id x y`` lines of a coordinate section, (n, 2) float64 by id."""
+    coords, seen = np.zeros((n, 2)), np.zeros(n, dtype=bool)
+    for _ in range(n):
+        line = src.next_data_line()
+        if line is None or _split_header(line) is not None:
+            last = src.no if line is not None else len(src.lines)  # the line that ended the section, else the last
+            raise InputError(f"truncated: {section} has {int(seen.sum())} of {n} cities", where=src.at(last))
+        at = src.at(src.no)
+        fields = line.split()
+        if len(fields) != 3:
+            raise InputError(f"expected 'id x y', got {line[:40]!r}", where=at)
+        try:
+            i, x, y = int(fields[0]), float(fields[1]), float(fields[2])
+        except ValueError:
+            raise InputError(f"expected 'id x y' with an integer id and numeric x, y, got {line[:40]!r}", where=at) from None
+        if not 1 <= i <= n:
+            raise InputError(f"city id {i} out of range 1..{n}", where=at)
+        if seen[i - 1]:
+            raise InputError(f"city {i} listed twice", where=at)
+        if not (np.isfinite(x) and np.isfinite(y)):
+            raise InputError("coordinates must be finite", where=at)
+        coords[i - 1] = (x, y)
+        seen[i - 1] = True
+    return coords
+
+
+def _weights(src: _Lines, n: int, fmt: str, text_length: int) -> np.ndarray:
+    """The EDGE_WEIGHT_SECTION of an n-city instance in format ``fmt``: the symmetric (n, n) matrix."""
+    count = n * n if fmt == "FULL_MATRIX" else n * (n - 1) // 2 + (n if "DIAG" in fmt else 0)
+    check_declared(count, text_length // 2 + 1, f"weights ({fmt}, {n} cities)", src.at(src.no))
+    rows, cols = _entries(_LAYOUTS[fmt], n)
+    tokens: list[str] = []
+    line_of: list[int] = []
+    while len(tokens) < count:
+        line = src.next_data_line()
+        if line is None or _split_header(line) is not None:
+            last = src.no if line is not None else len(src.lines)
+            raise InputError(f"truncated: EDGE_WEIGHT_SECTION has {len(tokens)} of {count} weights ({fmt})", where=src.at(last))
+        fields = line.split()
+        if len(tokens) + len(fields) > count:
+            raise InputError(f"EDGE_WEIGHT_SECTION lists more than the {count} weights of {fmt}", where=src.at(src.no))
+        tokens.extend(fields)
+        line_of.extend([src.no] * len(fields))
+    try:
+        values = np.array(tokens, dtype=np.float64)
+    except ValueError:
+        k = next(k for k, t in enumerate(tokens) if not _is_number(t))
+        raise InputError(f"expected a weight, got {tokens[k][:40]!r}", where=src.at(line_of[k])) from None
+    bad = ~np.isfinite(values) | (values < 0) | (values >= _LARGEST_WEIGHT) | (values != np.round(values))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise InputError(f"weight {tokens[k][:40]} is not a non-negative integer below 2^53", where=src.at(line_of[k]))
+    w = np.zeros((n, n))
+    w[rows, cols] = values
+    if fmt == "FULL_MATRIX":
+        asym = np.flatnonzero(values != w[cols, rows])
+        if asym.size:  # report the second-listed entry of the first asymmetric pair
+            i, j = int(cols[asym[0]]), int(rows[asym[0]])
+            k = i * n + j
+            raise InputError(
+                f"FULL_MATRIX is not symmetric: entry ({i + 1}, {j + 1}) is {values[k]:g} but ({j + 1}, {i + 1}) is "
+                f"{w[j, i]:g} (asymmetric TSP is not supported)",
+                where=src.at(line_of[k]),
+            )
+    else:
+        w[cols, rows] = values
+    return w
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
 def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
-    """Read a symmetric EUC_2D TSPLIB instance into a :class:`TSP` (coordinates (n, 2) float)."""
+    """Read a symmetric TSPLIB instance (EUC_2D, CEIL_2D, ATT, GEO or EXPLICIT) into a :class:`TSP`."""
     where = str(path)
     text = read_text(path)
-    lines = text.splitlines()
+    src = _Lines(where, text)
     header: dict[str, str] = {}
+    header_line: dict[str, int] = {}
     n: int | None = None
-    coords: np.ndarray | None = None
-    seen: np.ndarray | None = None
-    no = 0
-    while no < len(lines):
-        line = lines[no].strip()
-        no += 1
-        if not line:
-            continue
-        at = f"{where}:{no}"
+    sections: dict[str, np.ndarray] = {}
+    while (line := src.next_data_line()) is not None:
+        at = src.at(src.no)
         item = _split_header(line)
         if item is None:
             raise InputError(f"expected 'KEY : value' or a section name, got {line[:40]!r}", where=at)
         key, value = item
         if key == "EOF":
             break
-        if key != "NODE_COORD_SECTION":
-            if key in _SECTIONS:
-                raise InputError(f"section {key} is not supported (only NODE_COORD_SECTION)", where=at)
-            header[key] = value
+        if key not in _SECTIONS:
             word = value.split()[0].upper() if value.split() else ""
-            if key == "TYPE" and word != "TSP":
-                raise InputError(f"TYPE {value} is not supported (only TSP)", where=at)
-            if key == "EDGE_WEIGHT_TYPE" and word != "EUC_2D":
-                raise InputError(f"EDGE_WEIGHT_TYPE {value} is not supported; only EUC_2D is supported", where=at)
+            if key in _ACCEPTED and word not in _ACCEPTED[key]:
+                supported = ", ".join(_ACCEPTED[key])
+                raise InputError(f"{key} {value} is not supported (supported: {supported})", where=at)
+            header[key], header_line[key] = word if key in _ACCEPTED else value, src.no
             if key == "DIMENSION":
                 n = _dimension(value, at, len(text))
             continue
+        if key not in _READ_SECTIONS:
+            raise InputError(f"section {key} is not supported (only {', '.join(_READ_SECTIONS)})", where=at)
+        if key in sections:
+            raise InputError(f"{key} given twice", where=at)
         if n is None:
-            raise InputError("NODE_COORD_SECTION before DIMENSION", where=at)
-        coords, seen = np.zeros((n, 2)), np.zeros(n, dtype=bool)
-        for _ in range(n):
-            while no < len(lines) and not lines[no].strip():
-                no += 1
-            if no >= len(lines) or lines[no].strip().upper() == "EOF":
-                last = no + 1 if no < len(lines) else no  # the EOF line, else the file's last line
-                raise InputError(f"truncated: NODE_COORD_SECTION has {int(seen.sum())} of {n} cities", where=f"{where}:{last}")
-            fields = lines[no].split()
-            no += 1
-            at = f"{where}:{no}"
-            if len(fields) != 3:
-                raise InputError(f"expected 'id x y', got {lines[no - 1].strip()[:40]!r}", where=at)
-            try:
-                i, x, y = int(fields[0]), float(fields[1]), float(fields[2])
-            except ValueError:
-                got = lines[no - 1].strip()[:40]
-                raise InputError(f"expected 'id x y' with an integer id and numeric x, y, got {got!r}", where=at) from None
-            if not 1 <= i <= n:
-                raise InputError(f"city id {i} out of range 1..{n}", where=at)
-            if seen[i - 1]:
-                raise InputError(f"city {i} listed twice", where=at)
-            if not (np.isfinite(x) and np.isfinite(y)):
-                raise InputError("coordinates must be finite", where=at)
-            coords[i - 1] = (x, y)
-            seen[i - 1] = True
-    if "EDGE_WEIGHT_TYPE" not in header:
-        raise InputError("no EDGE_WEIGHT_TYPE (only EUC_2D is supported)", where=where)
-    if coords is None:
-        raise InputError("no NODE_COORD_SECTION", where=where)
+            raise InputError(f"{key} before DIMENSION", where=at)
+        if key == "EDGE_WEIGHT_SECTION":
+            fmt = header.get("EDGE_WEIGHT_FORMAT")
+            if fmt is None or fmt == "FUNCTION":
+                raise InputError("EDGE_WEIGHT_SECTION needs an EDGE_WEIGHT_FORMAT before it (e.g. FULL_MATRIX)", where=at)
+            sections[key] = _weights(src, n, fmt, len(text))
+        else:
+            sections[key] = _coordinates(src, n, key)
+    if header.get("DISPLAY_DATA_TYPE") == "TWOD_DISPLAY" and "DISPLAY_DATA_SECTION" not in sections:
+        raise InputError(
+            "DISPLAY_DATA_TYPE TWOD_DISPLAY promises a DISPLAY_DATA_SECTION; the file has none (truncated?)",
+            where=src.at(header_line["DISPLAY_DATA_TYPE"]),
+        )
+    metric = header.get("EDGE_WEIGHT_TYPE")
+    if metric is None:
+        raise InputError(f"no EDGE_WEIGHT_TYPE (supported: {', '.join(EDGE_WEIGHT_TYPES)})", where=where)
+    metric_at = src.at(header_line["EDGE_WEIGHT_TYPE"])
+    if metric == "EXPLICIT":
+        if "EDGE_WEIGHT_SECTION" not in sections:
+            raise InputError("EDGE_WEIGHT_TYPE EXPLICIT needs an EDGE_WEIGHT_SECTION", where=metric_at)
+        coords = sections.get("DISPLAY_DATA_SECTION", sections.get("NODE_COORD_SECTION"))
+        weights = sections["EDGE_WEIGHT_SECTION"]
+    else:
+        if "EDGE_WEIGHT_SECTION" in sections:
+            raise InputError(f"EDGE_WEIGHT_SECTION given, but EDGE_WEIGHT_TYPE is {metric}, not EXPLICIT", where=metric_at)
+        if "NODE_COORD_SECTION" not in sections:
+            raise InputError(f"EDGE_WEIGHT_TYPE {metric} needs a NODE_COORD_SECTION", where=metric_at)
+        coords, weights = sections["NODE_COORD_SECTION"], None
     try:
-        return TSP(coords, name=instance_name(path))
+        return TSP(coords, metric=metric, weights=weights, name=instance_name(path))
     except InputError as e:
         raise InputError(str(e), where=where) from None
 
@@ -177,11 +302,29 @@ def read_tour(path: str | os.PathLike) -> np.ndarray:
     return np.array(tour, dtype=np.int64) - 1
 
 
-def write_tsplib(tsp: TSP, path: str | os.PathLike) -> None:
-    """Write ``tsp`` as a TSPLIB EUC_2D file (coordinates with full float precision)."""
-    lines = [f"NAME : {tsp.name or 'tsp'}", "TYPE : TSP", f"DIMENSION : {tsp.n}", "EDGE_WEIGHT_TYPE : EUC_2D"]
-    lines.append("NODE_COORD_SECTION")
-    for i, (x, y) in enumerate(tsp.coords.tolist(), 1):
-        lines.append(f"{i} {x:.17g} {y:.17g}")
+#: EDGE_WEIGHT_FORMATs :func:`write_tsplib` writes.
+WRITTEN_FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIAG_ROW")
+
+
+def write_tsplib(tsp: TSP, path: str | os.PathLike, *, edge_weight_format: str = "FULL_MATRIX") -> None:
+    """Write ``tsp`` as a TSPLIB file: coordinates with full float precision, or for EXPLICIT the
+    matrix in ``edge_weight_format`` (one of :data:`WRITTEN_FORMATS`, one matrix row a line) and
+    any coordinates as DISPLAY_DATA_SECTION."""
+    if edge_weight_format not in WRITTEN_FORMATS:
+        raise ValueError(f"edge_weight_format must be one of {', '.join(WRITTEN_FORMATS)}, got {edge_weight_format!r}")
+    lines = [f"NAME : {tsp.name or 'tsp'}", "TYPE : TSP", f"DIMENSION : {tsp.n}", f"EDGE_WEIGHT_TYPE : {tsp.metric}"]
+    if tsp.weights is not None:
+        lines.append(f"EDGE_WEIGHT_FORMAT : {edge_weight_format}")
+        if tsp.coords is not None:
+            lines.append("DISPLAY_DATA_TYPE : TWOD_DISPLAY")
+        lines.append("EDGE_WEIGHT_SECTION")
+        rows, cols = _entries(edge_weight_format, tsp.n)
+        values = tsp.weights[rows, cols].astype(np.int64)
+        breaks = np.flatnonzero(np.diff(rows)) + 1
+        lines.extend(" ".join(map(str, row)) for row in np.split(values, breaks) if row.size)
+    section = "NODE_COORD_SECTION" if tsp.weights is None else "DISPLAY_DATA_SECTION"
+    if tsp.coords is not None:
+        lines.append(section)
+        lines.extend(f"{i} {x:.17g} {y:.17g}" for i, (x, y) in enumerate(tsp.coords.tolist(), 1))
     lines.append("EOF")
     atomic_write(path, "\n".join(lines) + "\n")

@@ -1,7 +1,8 @@
-"""Symmetric TSP on points in the plane with TSPLIB EUC_2D distances.
+"""Symmetric TSP with TSPLIB95 distances (EUC_2D, CEIL_2D, ATT, GEO or EXPLICIT weights).
 
 A solution is a permutation of the cities 0..n-1 (int64, length ``n``): the visiting order of
-a closed tour. Its objective is the tour length with ``d(i, j) = nint(||p_i - p_j||)``.
+a closed tour. Its objective is the tour length under the instance's metric
+(:mod:`cosolve.problems.tsp_distances`; EUC_2D is ``d(i, j) = nint(||p_i - p_j||)``).
 """
 
 from __future__ import annotations
@@ -16,47 +17,95 @@ from cosolve.errors import InputError
 from cosolve.problems.base import Evaluation, ExactModel, Problem
 from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
 
-
-def euc2d(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """TSPLIB EUC_2D distance between point arrays of shape (..., 2): ``floor(dist + 0.5)``."""
-    return np.floor(np.sqrt(((a - b) ** 2).sum(axis=-1)) + 0.5)
+#: TSPLIB EDGE_WEIGHT_TYPEs a :class:`TSP` can hold.
+EDGE_WEIGHT_TYPES = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EXPLICIT")
+_LARGEST_WEIGHT = 2.0**53  # integers beyond this are not exact in float64
 
 
 class TSP(Problem):
-    """``coords``: (n, 2) float city coordinates, n >= 3."""
+    """A symmetric TSP of n >= 3 cities.
+
+    ``coords``: (n, 2) float city coordinates (for GEO, TSPLIB's latitude and longitude in
+    ``DDD.MM``); optional for EXPLICIT, where they only place the cities in pictures.
+    ``metric``: the TSPLIB EDGE_WEIGHT_TYPE, one of :data:`EDGE_WEIGHT_TYPES`.
+    ``weights``: for EXPLICIT only, the (n, n) symmetric matrix of non-negative integer distances.
+    """
 
     kind: ClassVar[str] = "tsp"
     sense: ClassVar[Sense] = Sense.MINIMIZE
 
-    def __init__(self, coords: np.ndarray, *, name: str = "") -> None:
-        coords = np.asarray(coords, dtype=np.float64)
-        if coords.ndim != 2 or coords.shape[1] != 2:
-            raise InputError(f"tsp: coordinates must have shape (n, 2), got {coords.shape}")
-        if len(coords) < 3:
-            raise InputError(f"tsp: a tour needs at least 3 cities, got {len(coords)}")
-        if not np.all(np.isfinite(coords)):
-            raise InputError("tsp: coordinates must be finite")
+    def __init__(
+        self, coords: np.ndarray | None = None, *, metric: str = "EUC_2D", weights: np.ndarray | None = None, name: str = ""
+    ) -> None:
+        if metric not in EDGE_WEIGHT_TYPES:
+            raise InputError(f"tsp: metric must be one of {', '.join(EDGE_WEIGHT_TYPES)}, got {metric!r}")
+        if (metric == "EXPLICIT") != (weights is not None):
+            raise InputError("tsp: weights are given exactly when the metric is EXPLICIT")
+        if weights is not None:
+            weights = _check_weights(weights)
+        if coords is None and weights is None:
+            raise InputError(f"tsp: metric {metric} needs coordinates")
+        if coords is not None:
+            coords = np.asarray(coords, dtype=np.float64)
+            if coords.ndim != 2 or coords.shape[1] != 2:
+                raise InputError(f"tsp: coordinates must have shape (n, 2), got {coords.shape}")
+            if not np.all(np.isfinite(coords)):
+                raise InputError("tsp: coordinates must be finite")
+            if weights is not None and len(coords) != len(weights):
+                raise InputError(f"tsp: {len(coords)} coordinates for {len(weights)} cities")
+        n = len(weights) if weights is not None else len(coords)  # type: ignore[arg-type]
+        if n < 3:
+            raise InputError(f"tsp: a tour needs at least 3 cities, got {n}")
         self.coords = coords
+        self.metric = metric
+        self.weights = weights
         self.name = name
 
     @property
     def n(self) -> int:
-        return len(self.coords)
+        return len(self.weights) if self.weights is not None else len(self.coords)  # type: ignore[arg-type]
+
+    @property
+    def metric_code(self) -> int:
+        """The metric's code for :func:`cosolve.problems.tsp_distances.distance`."""
+        from cosolve.problems.tsp_distances import METRICS
+
+        return METRICS[self.metric]
+
+    @property
+    def planar(self) -> bool:
+        """True when distances grow with the Euclidean distance of ``coords`` (EUC_2D, CEIL_2D, ATT)."""
+        from cosolve.problems.tsp_distances import PLANAR
+
+        return self.metric_code in PLANAR
+
+    @cached_property
+    def points(self) -> np.ndarray:
+        """The cities as the distance kernels read them: (n, 2) coordinates, (n, 2) GEO radians,
+        or the (n, n) EXPLICIT matrix; float64, C-contiguous."""
+        from cosolve.problems.tsp_distances import geo_radians
+
+        if self.weights is not None:
+            return self.weights
+        return np.ascontiguousarray(geo_radians(self.coords) if self.metric == "GEO" else self.coords)
 
     @cached_property
     def distances(self) -> np.ndarray:
-        """(n, n) EUC_2D distance matrix (float64, integral values)."""
+        """(n, n) distance matrix (float64, integral values)."""
         return self.distance_rows(0, self.n)
 
     def distance_rows(self, start: int, stop: int) -> np.ndarray:
-        """Rows ``start:stop`` of the EUC_2D distance matrix, (stop - start, n) float64."""
-        from scipy.spatial.distance import cdist
+        """Rows ``start:stop`` of the distance matrix, (stop - start, n) float64."""
+        from cosolve.problems.tsp_distances import distance_rows_kernel
 
-        return np.floor(cdist(self.coords[start:stop], self.coords) + 0.5)
+        if self.weights is not None:
+            return self.weights[start:stop].copy()
+        return distance_rows_kernel(self.points, self.metric_code, self.n, start, stop)
 
     def tour_length(self, tour: np.ndarray) -> float:
-        p = self.coords[tour]
-        return float(euc2d(p, np.roll(p, -1, axis=0)).sum())
+        from cosolve.heuristics.tsp import tour_length
+
+        return tour_length(self.points, tour, metric=self.metric_code)
 
     def sizes(self) -> dict[str, int]:
         return {"cities": self.n}
@@ -97,15 +146,39 @@ class TSP(Problem):
         return circuit_model(self)
 
 
+def _check_weights(weights: np.ndarray) -> np.ndarray:
+    """An EXPLICIT matrix as float64, C-contiguous, after checking it is square, symmetric, with
+    non-negative integer entries below 2^53; raises :class:`InputError` naming the first bad entry."""
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    if w.ndim != 2 or w.shape[0] != w.shape[1]:
+        raise InputError(f"tsp: weights must be a square matrix, got shape {w.shape}")
+    bad = ~np.isfinite(w) | (w < 0) | (w >= _LARGEST_WEIGHT) | (w != np.round(w))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InputError(f"tsp: weight ({i + 1}, {j + 1}) is {w[i, j]:g}; weights must be non-negative integers below 2^53")
+    asym = w != w.T
+    if asym.any():
+        i, j = np.argwhere(asym)[0]
+        raise InputError(
+            f"tsp: weights are not symmetric: ({i + 1}, {j + 1}) is {w[i, j]:g} but ({j + 1}, {i + 1}) is {w[j, i]:g}"
+            " (asymmetric TSP is not supported)"
+        )
+    return w
+
+
 def draw_tour(problem: TSP, tour: np.ndarray, title: str = ""):  # -> matplotlib.figure.Figure
     """A picture of ``tour``: the closed path over the cities."""
     import matplotlib.pyplot as plt
 
+    if problem.coords is None:
+        what = problem.name or "this instance"
+        raise InputError(f"tsp: {what} has no coordinates to draw (EXPLICIT weights without display data)")
     fig, ax = plt.subplots(figsize=(6, 6))
     tour = np.asarray(tour)
-    xy = problem.coords[np.append(tour, tour[0])]
-    ax.plot(xy[:, 0], xy[:, 1], "-", lw=1, color="tab:blue")
-    ax.plot(problem.coords[:, 0], problem.coords[:, 1], "o", ms=3, color="black")
+    xy = problem.coords[:, ::-1] if problem.metric == "GEO" else problem.coords  # GEO: (latitude, longitude)
+    path = xy[np.append(tour, tour[0])]
+    ax.plot(path[:, 0], path[:, 1], "-", lw=1, color="tab:blue")
+    ax.plot(xy[:, 0], xy[:, 1], "o", ms=3, color="black")
     ax.set_aspect("equal")
     ax.set_title(title or f"{problem.name}: tour length {problem.tour_length(tour):g}")
     return fig
@@ -114,7 +187,7 @@ def draw_tour(problem: TSP, tour: np.ndarray, title: str = ""):  # -> matplotlib
 register_kind(
     ProblemKind(
         "tsp",
-        "travelling salesman (EUC_2D)",
+        "travelling salesman (symmetric, TSPLIB distances)",
         formats=("tsplib",),
         tiny=lambda: TSP(np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0], [1.0, 2.0]]), name="warm-up"),
         exact=frozenset({"scip", "cpsat"}),

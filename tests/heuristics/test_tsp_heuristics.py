@@ -95,3 +95,40 @@ def test_stop_ends_two_opt_early_with_the_tour_unchanged():
     tour, converged = two_opt(p.coords, nn, stop=lambda: True)
     assert not converged and np.array_equal(tour, nn)
     assert nearest_neighbor_tour(p.coords, stop=lambda: True) is None
+
+
+def _explicit(seed: int, n: int) -> TSP:
+    w = np.random.default_rng(seed).integers(1, 100, (n, n)).astype(float)
+    w = np.triu(w, 1)
+    return TSP(weights=w + w.T, metric="EXPLICIT")
+
+
+@pytest.mark.parametrize("metric", ["CEIL_2D", "ATT", "GEO", "EXPLICIT"])
+def test_nn_and_two_opt_follow_every_metric(metric):
+    """On each TSPLIB metric the heuristics use the problem's own distances: tour lengths agree
+    with the matrix, NN is the reference rule on it, 2-opt ends with no improving move on it."""
+    if metric == "EXPLICIT":
+        p = _explicit(1, 25)
+    else:
+        coords = np.random.default_rng(2).uniform(-60, 60, (25, 2)).round(2)
+        p = TSP(coords, metric=metric)
+    d = p.distances
+    nn = nearest_neighbor_tour(p.points, metric=p.metric_code)
+    np.testing.assert_array_equal(nn, reference_nn(d))
+    tour, converged = two_opt(p.points, nn, metric=p.metric_code)
+    assert converged and improving_two_opt_move(d, tour) is None
+    assert tour_length(p.points, tour, metric=p.metric_code) == sum(d[a, b] for a, b in zip(tour, np.roll(tour, -1), strict=True))
+
+
+@pytest.mark.parametrize("metric", ["GEO", "EXPLICIT"])
+def test_candidate_lists_of_non_planar_metrics_are_the_nearest_cities(metric):
+    if metric == "EXPLICIT":
+        p = _explicit(3, 40)
+    else:
+        p = TSP(np.random.default_rng(4).uniform(-60, 60, (40, 2)).round(2), metric="GEO")
+    lists = candidate_lists(p.points, 6, metric=p.metric_code)
+    d = p.distances
+    for c in range(p.n):
+        assert c not in lists[c] and np.all(np.diff(d[c, lists[c]]) >= 0)
+        others = np.delete(d[c], c)
+        assert d[c, lists[c][-1]] <= np.sort(others)[6 - 1]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -53,25 +54,32 @@ def _graph() -> GraphProblem:
     return erdos_renyi(8, 0.4, problem="maxcut", seed=2, weighted=True)
 
 
-def _tsp() -> TSP:
-    return TSP(np.random.default_rng(3).uniform(0, 100, (7, 2)).round(1), name="f")
+def _tsp(metric: str = "EUC_2D") -> TSP:
+    coords = np.random.default_rng(3).uniform(0, 100, (7, 2)).round(1)
+    if metric != "EXPLICIT":
+        return TSP(coords, metric=metric, name="f")
+    w = np.random.default_rng(4).integers(0, 500, (7, 7)).astype(float)
+    w = np.triu(w, 1)
+    return TSP(coords, metric="EXPLICIT", weights=w + w.T, name="f")
 
 
-#: format -> (writer of the valid file, the problem kind to ask for, the instance it holds)
+#: case -> (writer of the valid file, the problem kind to ask for, the instance it holds, the reader's format)
 VALID = {
-    "orlib": (write_orlib, "setcover", _cover()),
-    "rail": (write_rail, "setcover", _cover()),
-    "dimacs": (write_dimacs, "maxcut", _graph()),
-    "rudy": (write_rudy, "maxcut", _graph()),
-    "metis": (write_metis, "maxcut", _graph()),
-    "edgelist": (write_edgelist, "maxcut", _graph()),
-    "tsplib": (write_tsplib, "tsp", _tsp()),
+    "orlib": (write_orlib, "setcover", _cover(), "orlib"),
+    "rail": (write_rail, "setcover", _cover(), "rail"),
+    "dimacs": (write_dimacs, "maxcut", _graph(), "dimacs"),
+    "rudy": (write_rudy, "maxcut", _graph(), "rudy"),
+    "metis": (write_metis, "maxcut", _graph(), "metis"),
+    "edgelist": (write_edgelist, "maxcut", _graph(), "edgelist"),
+    "tsplib": (write_tsplib, "tsp", _tsp(), "tsplib"),
+    "tsplib-geo": (write_tsplib, "tsp", _tsp("GEO"), "tsplib"),
+    "tsplib-explicit": (partial(write_tsplib, edge_weight_format="UPPER_ROW"), "tsp", _tsp("EXPLICIT"), "tsplib"),
 }
 HAS_COUNTS = sorted(set(VALID) - {"edgelist"})
 
 
 def _text(fmt: str) -> str:
-    write, _, problem = VALID[fmt]
+    write, _, problem, _ = VALID[fmt]
     path = WORK / f"valid.{fmt}"
     write(problem, path)
     return path.read_text()
@@ -85,7 +93,12 @@ def same(a, b) -> bool:
         return isinstance(b, SetCover) and np.array_equal(a.costs, b.costs) and (a.matrix != b.matrix).nnz == 0
     if isinstance(a, GraphProblem):
         return type(a) is type(b) and a.n == b.n and np.array_equal(a.edges, b.edges) and np.array_equal(a.weights, b.weights)
-    return isinstance(b, TSP) and np.array_equal(a.coords, b.coords)
+    return (
+        isinstance(b, TSP)
+        and a.metric == b.metric
+        and np.array_equal(a.coords, b.coords)
+        and (a.weights is None or np.array_equal(a.weights, b.weights))
+    )
 
 
 def outcome(path: Path, **kwargs):
@@ -118,9 +131,9 @@ replacement = st.one_of(
 @FUZZ
 @given(data=st.binary(max_size=300))
 def test_random_bytes_are_read_or_refused_in_one_line(fmt, data):
-    _, kind, _ = VALID[fmt]
+    _, kind, _, reader = VALID[fmt]
     path = write(f"bytes.{fmt}", data)
-    outcome(path, format=fmt, problem=kind)
+    outcome(path, format=reader, problem=kind)
 
 
 @FUZZ
@@ -133,11 +146,11 @@ def test_random_bytes_are_detected_or_refused_in_one_line(data, kind):
 @FUZZ
 @given(data=st.data())
 def test_a_truncated_file_is_refused_or_is_the_same_instance(fmt, data):
-    _, kind, problem = VALID[fmt]
+    _, kind, problem, reader = VALID[fmt]
     text = TEXTS[fmt]
     ends = [m.end() for m in TOKEN.finditer(text)]
     cut = data.draw(st.integers(0, len(ends) - 2), label="tokens kept - 1")
-    got = outcome(write(f"cut.{fmt}", text[: ends[cut]] + "\n"), format=fmt, problem=kind)
+    got = outcome(write(f"cut.{fmt}", text[: ends[cut]] + "\n"), format=reader, problem=kind)
     assert isinstance(got, InputError) or same(problem, got), f"cut after token {cut + 1} read as another instance"
 
 
@@ -145,22 +158,22 @@ def test_a_truncated_file_is_refused_or_is_the_same_instance(fmt, data):
 @FUZZ
 @given(data=st.data(), new=replacement)
 def test_a_replaced_token_is_read_or_refused(fmt, data, new):
-    _, kind, _ = VALID[fmt]
+    _, kind, _, reader = VALID[fmt]
     text = TEXTS[fmt]
     spans = [m.span() for m in TOKEN.finditer(text)]
     start, end = spans[data.draw(st.integers(0, len(spans) - 1), label="token")]
-    outcome(write(f"swap.{fmt}", text[:start] + new + text[end:]), format=fmt, problem=kind)
+    outcome(write(f"swap.{fmt}", text[:start] + new + text[end:]), format=reader, problem=kind)
 
 
 @pytest.mark.parametrize("fmt", sorted(VALID))
 @FUZZ
 @given(data=st.data(), repeat=st.booleans())
 def test_a_dropped_or_repeated_line_is_read_or_refused(fmt, data, repeat):
-    _, kind, _ = VALID[fmt]
+    _, kind, _, reader = VALID[fmt]
     lines = TEXTS[fmt].splitlines()
     k = data.draw(st.integers(0, len(lines) - 1), label="line")
     lines = lines[: k + 1] + lines[k:] if repeat else lines[:k] + lines[k + 1 :]
-    outcome(write(f"lines.{fmt}", "\n".join(lines) + "\n"), format=fmt, problem=kind)
+    outcome(write(f"lines.{fmt}", "\n".join(lines) + "\n"), format=reader, problem=kind)
 
 
 TOUR = (ROOT / "instances" / "tsplib" / "eil51.opt.tour").read_text()
@@ -198,3 +211,133 @@ def test_solution_files_are_read_or_refused(data, fmt):
         assert "\n" not in str(e) and str(e).startswith(str(path))
         return
     assert isinstance(x, np.ndarray)
+
+
+# --------------------------------------------------------------------------- MPS and LP (HiGHS)
+
+MPS_TEXT = """NAME small
+ROWS
+ N obj
+ G c1
+ L c2
+COLUMNS
+    MARKER 'MARKER' 'INTORG'
+    x obj 1 c1 1
+    x c2 2
+    MARKER 'MARKER' 'INTEND'
+    y obj -2 c1 1
+RHS
+    rhs c1 1 c2 4
+BOUNDS
+ UP bnd x 3
+ UP bnd y 2.5
+ENDATA
+"""
+LP_TEXT = """\\ a comment
+Minimize
+ Obj: +1 x -2 y
+Subject to
+ c1: +1 x +1 y >= +1
+ c2: +2 x <= +4
+Bounds
+ 0 <= x <= 3
+ 0 <= y <= 2.5
+Generals
+ x
+End
+"""
+MODELS = {"mps": MPS_TEXT, "lp": LP_TEXT}
+
+
+def same_mip(a, b) -> bool:
+    from cosolve.problems import MIP
+
+    return (
+        isinstance(b, MIP)
+        and a.sense == b.sense
+        and a.offset == b.offset
+        and all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("c", "row_lower", "row_upper", "lower", "upper"))
+        and np.array_equal(a.integrality, b.integrality)
+        and a.matrix.shape == b.matrix.shape
+        and (sp.csr_array(a.matrix) != sp.csr_array(b.matrix)).nnz == 0
+    )
+
+
+def _model_outcome(fmt: str, text: str | bytes):
+    return outcome(write(f"model.{fmt}", text), format=fmt, problem="mip")
+
+
+@pytest.mark.parametrize("fmt", sorted(MODELS))
+@FUZZ
+@given(data=st.data(), new=replacement, how=st.sampled_from(["cut", "swap", "drop", "repeat", "bytes"]))
+def test_mps_and_lp_files_are_read_or_refused(fmt, data, new, how):
+    """HiGHS reads MPS and LP: whatever a damaged file holds ends in a MIP or a one-line error
+    (never a crash, a hang or a traceback); a file cut short is refused (ENDATA / End missing)."""
+    text = MODELS[fmt]
+    if how == "bytes":
+        _model_outcome(fmt, data.draw(st.binary(max_size=300)))
+        return
+    spans = [m.span() for m in TOKEN.finditer(text)]
+    if how in ("cut", "swap"):
+        k = data.draw(st.integers(0, len(spans) - 2 if how == "cut" else len(spans) - 1), label="token")
+        damaged = text[: spans[k][1]] + "\n" if how == "cut" else text[: spans[k][0]] + new + text[spans[k][1] :]
+    else:
+        lines = text.splitlines()
+        k = data.draw(st.integers(0, len(lines) - 1), label="line")
+        damaged = "\n".join(lines[: k + 1] + lines[k:] if how == "repeat" else lines[:k] + lines[k + 1 :]) + "\n"
+    got = _model_outcome(fmt, damaged)
+    if how == "cut":
+        original = _model_outcome(fmt, text)
+        assert isinstance(got, InputError) or same_mip(original, got), f"cut after token {k + 1} read as another model"
+
+
+# --------------------------------------------------------------------------- jigsaw .npz
+
+
+def _jigsaw_bytes() -> bytes:
+    from cosolve.io.jigsawfile import write_jigsaw
+    from cosolve.problems.jigsaw import cut
+
+    picture = np.random.default_rng(7).random((8, 8, 3))
+    path = WORK / "valid-jigsaw.npz"
+    write_jigsaw(cut(picture, 2, seed=0), path)
+    return path.read_bytes()
+
+
+JIGSAW = _jigsaw_bytes()
+
+
+@FUZZ
+@given(data=st.data(), how=st.sampled_from(["cut", "flip", "bytes"]))
+def test_damaged_jigsaw_archives_are_read_or_refused(data, how):
+    if how == "bytes":
+        damaged = b"PK\x03\x04" + data.draw(st.binary(max_size=400))
+    elif how == "cut":
+        damaged = JIGSAW[: data.draw(st.integers(0, len(JIGSAW) - 1))]
+    else:
+        k = data.draw(st.integers(0, len(JIGSAW) - 1))
+        damaged = JIGSAW[:k] + bytes([data.draw(st.integers(0, 255))]) + JIGSAW[k + 1 :]
+    outcome(write("damaged.npz", damaged), format="jigsaw")
+
+
+_dtypes = st.sampled_from(["uint8", "int64", "float64", "float32", "bool", "complex128", "U3", "int8"])
+
+
+@FUZZ
+@given(
+    pieces_shape=st.lists(st.integers(0, 5), min_size=0, max_size=5),
+    pieces_dtype=_dtypes,
+    grid=st.lists(st.integers(-3, 5), min_size=0, max_size=3),
+    grid_dtype=_dtypes,
+    truth=st.one_of(st.none(), st.lists(st.integers(-2, 6), max_size=6)),
+    fill=st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0, float("nan"), 255.0]),
+)
+def test_jigsaw_archives_with_any_arrays_are_read_or_refused(pieces_shape, pieces_dtype, grid, grid_dtype, truth, fill):
+    """Well-formed archives whose arrays have any shape, dtype and values: a Jigsaw or one line."""
+    arrays = {"pieces": np.full(pieces_shape, fill).astype(pieces_dtype), "grid": np.array(grid).astype(grid_dtype)}
+    if truth is not None:
+        arrays["truth"] = np.array(truth, dtype=np.int64)
+    path = WORK / "arrays.npz"
+    with open(path, "wb") as f:
+        np.savez(f, **arrays)
+    outcome(path, format="jigsaw")

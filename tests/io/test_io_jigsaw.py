@@ -176,3 +176,18 @@ def test_cli_picture_that_cannot_be_written_keeps_the_summary(tmp_path, monkeypa
     out, err = capsys.readouterr()
     assert "status       " in out and "plot         (not written, see the error)" in out  # the summary came first
     assert err.count("\n") == 1 and "puzzle.png: cannot write the picture" in err and not picture.exists()
+
+
+def test_an_array_header_declaring_more_than_the_archive_holds_is_refused(tmp_path):
+    """A .npy header inside the zip claiming 10^12 pieces is refused before numpy allocates them."""
+    import io
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False, "shape": (10**12,)})
+    path = tmp_path / "huge.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("pieces.npy", header.getvalue() + b"\0" * 16)
+        archive.writestr("grid.npy", b"")
+    with pytest.raises(InputError, match=r"array pieces declares shape \(1000000000000,\)"):
+        read(path)

@@ -160,3 +160,10 @@ def test_reading_mps_prints_nothing_in_a_fresh_process(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=root, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "MIP\n" and proc.stderr == ""  # no HiGHS banner or log
+
+
+def test_an_mps_file_cut_before_endata_is_refused_at_its_last_line(tmp_path):
+    path = tmp_path / "cut.mps"
+    path.write_text(MPS.replace(" UP bnd y 2.5\nENDATA\n", ""))
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:15: truncated: the file ends before its ENDATA line"):
+        read(path)

@@ -52,7 +52,9 @@ def test_small_round_trip(tmp_path):
 @pytest.mark.parametrize(
     ("text", "line", "needle"),
     [
-        (SMALL.replace("EUC_2D", "GEO"), 4, "EDGE_WEIGHT_TYPE GEO is not supported; only EUC_2D"),
+        (SMALL.replace("EUC_2D", "EUC_3D"), 4, "EDGE_WEIGHT_TYPE EUC_3D is not supported (supported: EUC_2D, CEIL_2D"),
+        (SMALL.replace("EUC_2D", "EXPLICIT"), 4, "EXPLICIT needs an EDGE_WEIGHT_SECTION"),
+        (SMALL.replace("NODE_COORD_SECTION", "NODE_COORD_TYPE : THREED_COORDS\nNODE_COORD_SECTION"), 5, "THREED_COORDS"),
         (SMALL.replace("TYPE : TSP", "TYPE : ATSP"), 2, "TYPE ATSP"),
         (SMALL.replace("4 4 0\nEOF\n", ""), 8, "truncated"),
         (SMALL.replace("4 4 0\n", ""), 9, "truncated"),
@@ -97,3 +99,161 @@ def test_a_tour_written_to_a_tour_file_is_tsplib(tmp_path):
     from cosolve.io import read_solution
 
     np.testing.assert_array_equal(read_solution(problem, tmp_path / "t.tour"), tour)
+
+
+TYPES = ROOT / "instances" / "tsplib-types"
+
+
+@pytest.mark.parametrize(
+    ("name", "metric", "optimum"),
+    [("att48", "ATT", 10628), ("ulysses16", "GEO", 6859), ("bayg29", "EXPLICIT", 1610), ("bays29", "EXPLICIT", 2020)],
+)
+def test_published_optimal_tours_of_each_edge_weight_type(name, metric, optimum):
+    """TSPLIB95's optimal tours score their published lengths: ATT pseudo-Euclidean, GEO on the
+    idealised sphere, EXPLICIT UPPER_ROW (bayg29) and FULL_MATRIX (bays29)."""
+    tsp = read(TYPES / f"{name}.tsp")
+    assert tsp.metric == metric
+    verdict = tsp.evaluate(read_tour(TYPES / f"{name}.opt.tour"))
+    assert verdict.feasible and verdict.objective == optimum
+
+
+def test_gr24_lower_diag_row_has_its_published_optimum():
+    """gr24 (EXPLICIT LOWER_DIAG_ROW) has no tour file; SCIP proves TSPLIB95's optimum, 1272."""
+    import cosolve
+
+    tsp = read(TYPES / "gr24.tsp")
+    assert tsp.metric == "EXPLICIT" and tsp.coords is None and tsp.distances[23, 22] == 169
+    result = cosolve.solve(tsp, method="scip", time_limit=60)
+    assert result.status is cosolve.Status.OPTIMAL and result.objective == 1272
+
+
+def test_display_data_places_the_cities_of_an_explicit_instance():
+    tsp = read(TYPES / "bays29.tsp")
+    assert tsp.coords is not None and tsp.coords[28].tolist() == [360.0, 1980.0]
+
+
+def _symmetric(n: int, seed: int = 0) -> np.ndarray:
+    w = np.random.default_rng(seed).integers(1, 1000, (n, n)).astype(float)
+    w = np.triu(w, 1)
+    return w + w.T
+
+
+@pytest.mark.parametrize(
+    ("written", "declared"),
+    [("FULL_MATRIX", "FULL_MATRIX"), ("UPPER_ROW", "UPPER_ROW"), ("LOWER_ROW", "LOWER_ROW"),
+     ("UPPER_DIAG_ROW", "UPPER_DIAG_ROW"), ("LOWER_DIAG_ROW", "LOWER_DIAG_ROW"), ("LOWER_ROW", "UPPER_COL"),
+     ("UPPER_ROW", "LOWER_COL"), ("LOWER_DIAG_ROW", "UPPER_DIAG_COL"), ("UPPER_DIAG_ROW", "LOWER_DIAG_COL")],
+)  # fmt: skip
+def test_every_edge_weight_format_reads_the_same_matrix(tmp_path, written, declared):
+    """A column-wise format of a symmetric matrix lists the entries of the row-wise one named."""
+    tsp = TSP(weights=_symmetric(6), metric="EXPLICIT", name="m")
+    write_tsplib(tsp, tmp_path / "m.tsp", edge_weight_format=written)
+    text = (tmp_path / "m.tsp").read_text().replace(f"FORMAT : {written}", f"FORMAT : {declared}")
+    (tmp_path / "m.tsp").write_text(text)
+    np.testing.assert_array_equal(read(tmp_path / "m.tsp").distances, tsp.distances)
+
+
+def test_weights_may_wrap_across_lines_of_any_length(tmp_path):
+    w = _symmetric(5, 1)
+    entries = w[np.triu_indices(5, 1)].astype(int).tolist()
+    body = "\n".join(" ".join(map(str, entries[k : k + 3])) for k in range(0, len(entries), 3))
+    path = tmp_path / "wrap.tsp"
+    header = "DIMENSION: 5\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n"
+    path.write_text(f"{header}{body}\nEOF\n")
+    np.testing.assert_array_equal(read(path).distances, w)
+
+
+def test_ceil_2d_tours_match_brute_force(tmp_path):
+    """CEIL_2D: every tour's length is the sum of ceil(euclidean) over its edges (checked on all
+    tours of 6 cities), and the optimum found by SCIP is the brute-force minimum."""
+    import itertools
+    import math
+
+    import cosolve
+
+    coords = np.random.default_rng(4).uniform(0, 50, (6, 2)).round(2)
+    tsp = TSP(coords, metric="CEIL_2D")
+    write_tsplib(tsp, tmp_path / "c.tsp")
+    again = read(tmp_path / "c.tsp")
+    assert again.metric == "CEIL_2D" and np.array_equal(again.coords, coords)
+
+    def length(tour):
+        return sum(math.ceil(math.dist(coords[a], coords[b])) for a, b in zip(tour, tour[1:] + tour[:1], strict=True))
+
+    best = math.inf
+    for rest in itertools.permutations(range(1, 6)):
+        tour = [0, *rest]
+        assert again.evaluate(np.array(tour)).objective == length(tour)
+        best = min(best, length(tour))
+    assert cosolve.solve(again, method="scip", time_limit=30).objective == best
+
+
+@pytest.mark.parametrize("metric", ["EUC_2D", "CEIL_2D", "ATT", "GEO"])
+def test_coordinate_metrics_round_trip(tmp_path, metric):
+    coords = np.random.default_rng(5).uniform(-80, 80, (9, 2)).round(2)
+    tsp = TSP(coords, metric=metric, name="r")
+    write_tsplib(tsp, tmp_path / "r.tsp")
+    again = read(tmp_path / "r.tsp")
+    assert again.metric == metric and np.array_equal(again.coords, coords)
+    np.testing.assert_array_equal(again.distances, tsp.distances)
+
+
+def test_explicit_round_trip_keeps_display_coordinates(tmp_path):
+    coords = np.random.default_rng(6).uniform(0, 9, (5, 2))
+    tsp = TSP(coords, metric="EXPLICIT", weights=_symmetric(5, 2), name="e")
+    write_tsplib(tsp, tmp_path / "e.tsp", edge_weight_format="LOWER_DIAG_ROW")
+    again = read(tmp_path / "e.tsp")
+    assert np.array_equal(again.coords, coords) and np.array_equal(again.weights, tsp.weights)
+
+
+EXPLICIT = """NAME : e
+TYPE : TSP
+DIMENSION : 3
+EDGE_WEIGHT_TYPE : EXPLICIT
+EDGE_WEIGHT_FORMAT : FULL_MATRIX
+EDGE_WEIGHT_SECTION
+0 1 2
+1 0 3
+2 3 0
+EOF
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "needle"),
+    [
+        (EXPLICIT.replace("1 0 3", "1 0 4"), 9, "FULL_MATRIX is not symmetric: entry (3, 2) is 3 but (2, 3) is 4"),
+        (EXPLICIT.replace("2 3 0\n", ""), 9, "truncated: EDGE_WEIGHT_SECTION has 6 of 9 weights"),
+        (EXPLICIT.replace("2 3 0", "2 3 0 7"), 9, "more than the 9 weights"),
+        (EXPLICIT.replace("1 0 3", "1 0 3.5"), 8, "weight 3.5 is not a non-negative integer"),
+        (EXPLICIT.replace("1 0 3", "1 0 -3"), 8, "weight -3 is not"),
+        (EXPLICIT.replace("1 0 3", "1 0 x"), 8, "expected a weight, got 'x'"),
+        (EXPLICIT.replace("EDGE_WEIGHT_FORMAT : FULL_MATRIX\n", ""), 5, "needs an EDGE_WEIGHT_FORMAT before it"),
+        (EXPLICIT.replace("FULL_MATRIX", "UPPER_ROWS"), 5, "EDGE_WEIGHT_FORMAT UPPER_ROWS is not supported"),
+        (EXPLICIT.replace("EXPLICIT", "EUC_2D"), 4, "EDGE_WEIGHT_SECTION given, but EDGE_WEIGHT_TYPE is EUC_2D"),
+        (EXPLICIT.replace("DIMENSION : 3", "DIMENSION : 20"), 6, "declares 400 weights (FULL_MATRIX, 20 cities), more than"),
+    ],
+)
+def test_malformed_explicit(tmp_path, text, line, needle):
+    path = tmp_path / "bad.tsp"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        read(path)
+    assert f"{path}:{line}:" in str(err.value) and needle in str(err.value), str(err.value)
+
+
+def test_an_explicit_instance_without_coordinates_cannot_be_drawn():
+    from cosolve.problems.tsp import draw_tour
+
+    tsp = TSP(weights=_symmetric(4), metric="EXPLICIT", name="e")
+    with pytest.raises(InputError, match="no coordinates to draw"):
+        draw_tour(tsp, np.arange(4))
+
+
+def test_bad_tsp_arguments_are_refused():
+    with pytest.raises(InputError, match="metric must be one of"):
+        TSP(np.zeros((3, 2)), metric="MAN_2D")
+    with pytest.raises(InputError, match="exactly when the metric is EXPLICIT"):
+        TSP(np.zeros((3, 2)), weights=np.zeros((3, 3)))
+    with pytest.raises(InputError, match="not symmetric"):
+        TSP(weights=np.array([[0, 1, 2], [1, 0, 3], [2, 4, 0]]), metric="EXPLICIT")

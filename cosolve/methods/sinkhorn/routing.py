@@ -4,8 +4,9 @@ permutation, ``sum_k p_k^T D p_{k+1}`` (``p_k`` column ``k`` of ``P``, positions
 by the Hungarian algorithm, then 2-opt.
 
 City 0 is pinned to position 0 (a tour has n rotations; pinning removes them from the relaxation).
-Distances are Euclidean on coordinates scaled to the unit square; the reported objective is the
-problem's own (TSPLIB EUC_2D). Anytime: the logits restart from fresh noise after each run of
+The relaxation's distances are Euclidean on coordinates scaled to the unit square for plane
+metrics (EUC_2D, CEIL_2D, ATT), else the problem's distance matrix scaled to at most 1; the reported
+objective is the problem's own (TSPLIB distances). Anytime: the logits restart from fresh noise after each run of
 ``steps``, every decoded and polished tour is offered, until the deadline.
 """
 
@@ -66,11 +67,16 @@ def solve_tsp_latent(
     """Latent runs of ``steps`` each, restarted until ``stop()`` or after ``runs`` (> 0) runs;
     ``offer(tour)`` sees each decoded tour (the noiseless logits' and every Gumbel sample's
     matching) after 2-opt. Returns the number of runs."""
-    d = scaled_distances(problem.coords)
-    neighbors = candidate_lists(problem.coords)
+    if problem.planar:
+        d = scaled_distances(problem.coords)
+    else:
+        matrix = problem.distances
+        d = torch.tensor(matrix / max(float(matrix.max()), 1e-12), dtype=torch.float32)
+    points, metric = problem.points, problem.metric_code
+    neighbors = candidate_lists(points, metric=metric)
 
     def polish(perm: np.ndarray) -> None:
-        tour, _ = two_opt(problem.coords, tour_of(perm), neighbors=neighbors, stop=stop)
+        tour, _ = two_opt(points, tour_of(perm), metric=metric, neighbors=neighbors, stop=stop)
         offer(tour)
 
     return restarted_latent(
