@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import socket
@@ -18,6 +19,38 @@ READ_LIMIT = 600.0
 #: Seconds a process may take to exit after it has sent its result (interpreter and library
 #: teardown, e.g. torch's); the result counts either way.
 EXIT_GRACE = 30.0
+#: Seconds between two looks at a job's resident memory when it has a memory limit.
+MEMORY_POLL = 0.05
+
+
+def resident_bytes(pid: int) -> int:
+    """Resident memory of process ``pid`` and its descendants (bytes; 0 once it has gone)."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        family = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in family:
+        with contextlib.suppress(psutil.Error):
+            total += p.memory_info().rss
+    return total
+
+
+def _kill_family(proc: subprocess.Popen) -> None:
+    import psutil
+
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        children = []
+    for child in children:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    proc.kill()
+    proc.wait()
 
 
 def kill_after(budget: float) -> float:
@@ -27,10 +60,13 @@ def kill_after(budget: float) -> float:
 
 def run_job(spec: dict[str, Any]) -> dict[str, Any]:
     """Run ``spec`` (the job as a dict: path, problem, method, options, budget, seed, threads,
-    key) in ``python -m cosolve.bench.worker`` and return what happened.
+    key, and optionally memory_limit in GiB) in ``python -m cosolve.bench.worker`` and return
+    what happened.
 
     ``status`` is ``done`` (a result came back), ``killed`` (it overran the budget by more than
-    5% + 1 s and was killed; its result is lost), or ``failed`` (an error, with ``error``).
+    5% + 1 s and was killed; its result is lost), or ``failed`` (an error, with ``error``; a job
+    whose resident memory, children included, went above ``memory_limit`` is killed and fails
+    with the limit and the memory it had reached).
     """
     payload = {k: spec[k] for k in ("path", "problem", "method", "options", "budget", "seed", "threads")}
     out: dict[str, Any] = {"key": spec["key"], "host": socket.gethostname(), "started_at": time.time()}
@@ -60,10 +96,21 @@ def run_job(spec: dict[str, Any]) -> dict[str, Any]:
     events: dict[str, dict[str, Any]] = {}
     deadline = time.monotonic() + READ_LIMIT
     ready_at = result_at = None
+    memory_limit = spec.get("memory_limit")
+    cap = None if memory_limit is None else int(memory_limit * 2**30)
     while True:
         try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            wait = max(0.0, deadline - time.monotonic())
+            line = lines.get(timeout=wait if cap is None else min(wait, MEMORY_POLL))
         except queue.Empty:
+            if cap is not None and time.monotonic() < deadline:
+                used = resident_bytes(proc.pid)
+                if used > cap:
+                    _kill_family(proc)
+                    error = f"exceeded its memory limit of {memory_limit:g} GiB (resident {used / 2**30:.2f} GiB); killed"
+                    out.update(status="failed", error=error, wall=time.monotonic() - ready_at if ready_at else None)
+                    break
+                continue
             proc.kill()
             proc.wait()
             if result_at is not None:  # the result came in time; only the exit was slow

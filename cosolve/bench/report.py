@@ -158,6 +158,7 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
                         f"| {_fmt(v['sgm_time'], '.2f')} | {v['killed']} | {v['failed']} |"
                     )
             lines.append("")
+    lines += _failures(rows)
     lines += [
         "Metrics (see bench/README.md): primal gap = |obj − ref| / max(|obj|, |ref|) (1 without a solution);",
         "primal integral = ∫₀ᵀ gap(t) dt in seconds (gap 1 before the first solution, T the budget);",
@@ -165,6 +166,26 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
         "sgm time = shifted geometric mean (shift 1 s) of the time to proven optimality, the budget where not proven.",
     ]
     return "\n".join(lines) + "\n"
+
+
+#: Failed or killed jobs listed one by one in the report (the rest are counted; results.csv has all).
+LISTED_FAILURES = 30
+
+
+def _failures(rows: list[dict[str, Any]]) -> list[str]:
+    """A report section naming each failed or killed job and why (empty when every job is done)."""
+    bad = [r for r in rows if r["status"] != "done"]
+    if not bad:
+        return []
+    lines = [f"## Jobs not done ({len(bad)})", "", "| instance | method | budget (s) | seed | status | why |"]
+    lines.append("|---|---|---|---|---|---|")
+    for r in bad[:LISTED_FAILURES]:
+        why = (r["error"] or "").replace("|", "\\|")
+        where = f"{r['instance_set']}/{r['instance']}"
+        lines.append(f"| {where} | {r['label']} | {r['budget']:g} | {r['seed']} | {r['status']} | {why} |")
+    if len(bad) > LISTED_FAILURES:
+        lines.append(f"| ... | {len(bad) - LISTED_FAILURES} more in results.csv | | | | |")
+    return [*lines, ""]
 
 
 def plot_anytime(rows: list[dict[str, Any]], folder: Path) -> list[Path]:

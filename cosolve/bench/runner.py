@@ -93,6 +93,7 @@ def _spec(job: Job) -> dict[str, Any]:
         "budget": job.budget,
         "seed": job.seed,
         "threads": job.threads,
+        "memory_limit": job.memory_limit,
     }
 
 

@@ -4,6 +4,7 @@
     budgets = [1, 10]            # seconds of wall clock per job
     seeds = [0]
     threads = 1                  # per job
+    memory_limit = 4.0           # optional: GiB of resident memory per job; a job above it is killed, recorded as failed
 
     [[instances]]
     name = "orlib"
@@ -78,6 +79,7 @@ class Job:
     budget: float
     seed: int
     threads: int
+    memory_limit: float | None = None  # GiB; a resource cap, not part of the job's identity (key)
 
     @property
     def key(self) -> str:
@@ -99,11 +101,12 @@ class Suite:
     instance_sets: list[dict[str, Any]]
     methods: list[MethodSpec]
     description: str = ""
+    memory_limit: float | None = None
 
     def jobs(self, instances: list[Instance]) -> list[Job]:
         """Every (instance, method, budget, seed) combination, instance-major."""
         return [
-            Job(inst, method, budget, seed, self.threads)
+            Job(inst, method, budget, seed, self.threads, self.memory_limit)
             for budget in self.budgets
             for inst in instances
             for method in self.methods
@@ -132,7 +135,7 @@ def load_suite(path: str | os.PathLike) -> Suite:
         raise InputError(f"not valid TOML: {e}", where=where) from None
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", where=where) from None
-    unknown = set(data) - {"name", "description", "budgets", "seeds", "threads", "instances", "methods"}
+    unknown = set(data) - {"name", "description", "budgets", "seeds", "threads", "memory_limit", "instances", "methods"}
     if unknown:
         raise InputError(f"unknown key {sorted(unknown)[0]!r}", where=where)
     budgets = [float(b) for b in _require(data, "budgets", list, where)]
@@ -144,6 +147,9 @@ def load_suite(path: str | os.PathLike) -> Suite:
     threads = data.get("threads", 1)
     if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
         raise InputError("threads must be a positive integer", where=where)
+    memory = data.get("memory_limit")
+    if memory is not None and (not isinstance(memory, int | float) or isinstance(memory, bool) or not memory > 0):
+        raise InputError(f"memory_limit must be a positive number of GiB, got {memory!r}", where=where)
     sets = _require(data, "instances", list, where)
     if not sets:
         raise InputError("no [[instances]] set", where=where)
@@ -163,7 +169,10 @@ def load_suite(path: str | os.PathLike) -> Suite:
     labels = [m.label for m in methods]
     if len(set(labels)) != len(labels):
         raise InputError("two methods share a label; give them distinct 'label's", where=where)
-    return Suite(data.get("name", path.stem), path, budgets, seeds, threads, sets, methods, data.get("description", ""))
+    return Suite(
+        data.get("name", path.stem), path, budgets, seeds, threads, sets, methods, data.get("description", ""),
+        None if memory is None else float(memory),
+    )  # fmt: skip
 
 
 def read_references(path: Path) -> dict[str, float]:

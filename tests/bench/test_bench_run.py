@@ -140,6 +140,53 @@ def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(tmp_path):
     assert job["wall"] < 3  # what the job recorded leaves out the 3 s teardown after its result
 
 
+def test_a_job_above_the_memory_limit_is_recorded_as_failed_with_the_reason(tmp_path):
+    """A method that keeps allocating (100 MiB every 20 ms, up to 4 GiB) under a suite
+    memory_limit of 0.5 GiB is killed and recorded as failed, naming the limit; the other jobs
+    of the suite run as usual and the report counts it."""
+    (tmp_path / "hog_plugin.py").write_text(
+        "import time\n"
+        "import numpy as np\n"
+        "from cosolve.core.method import Method, Outcome\n"
+        "from cosolve.core.registry import register\n"
+        "from cosolve.core.result import Termination\n"
+        "@register\n"
+        "class Hog(Method):\n"
+        "    name = 'hog'\n"
+        "    problems = frozenset({'mis'})\n"
+        "    def solve(self, problem, ctx):\n"
+        "        held = []\n"
+        "        for _ in range(40):\n"
+        "            held.append(np.ones(100 * 2**20, dtype=np.uint8))\n"
+        "            time.sleep(0.02)\n"
+        "        return Outcome(Termination.COMPLETED)\n"
+    )
+    path = f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    env = {**os.environ, "COSOLVE_PLUGINS": "hog_plugin", "PYTHONPATH": path}
+    suite = write_suite(tmp_path, budget=5, seeds=(1,), extra='\n[[methods]]\nname = "hog"\n')
+    suite.write_text("memory_limit = 0.5\n" + suite.read_text())
+    out = tmp_path / "out"
+    proc = bench("bench", suite, "--out", out, "--no-progress", env=env)
+    assert proc.returncode == 0, proc.stderr
+    by_label = {j["label"]: j for j in rows(out)}
+    assert by_label["greedy"]["status"] == "done"
+    hog = by_label["hog"]
+    assert hog["status"] == "failed" and hog["error"].startswith("exceeded its memory limit of 0.5 GiB (resident 0.5"), hog
+    report = (out / "report.md").read_text()
+    assert "| hog | 1 | 100.00% | 5.000 | 0 | 0 | 5.00 | 0 | 1 |" in report
+    assert (
+        "## Jobs not done (1)" in report
+        and "| er/er30_p0.2_s1 | hog | 5 | 0 | failed | exceeded its memory limit of 0.5 GiB" in report
+    )
+
+
+def test_a_bad_memory_limit_is_refused(tmp_path):
+    suite = write_suite(tmp_path)
+    suite.write_text("memory_limit = -1\n" + suite.read_text())
+    proc = bench("bench", suite, "--out", tmp_path / "out", "--no-progress")
+    assert proc.returncode == 2 and "memory_limit must be a positive number of GiB, got -1" in proc.stderr
+
+
 def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
     suite = write_suite(tmp_path, seeds=range(1, 7))
     out = tmp_path / "out"
