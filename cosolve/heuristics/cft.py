@@ -219,16 +219,21 @@ def refine(
     of ``pi`` (0.3 up to 1) without a cheaper cover. Returns the best cover (n,) int8; it is never worse
     than ``x``.
 
-    ``core_per_row`` (an ablation): run on a fixed core instead, the ``core_per_row`` columns of
-    least reduced cost per row at ``lag`` plus those of ``x`` (CFT prices the residual instead)."""
+    ``core_per_row``: price within a pool instead of every column the bound keeps: the
+    ``core_per_row`` columns of least reduced cost per row at ``lag`` (of those it keeps) plus those
+    of ``x``; each three-phase still re-prices its core within the pool (a small pool, e.g. 10, is
+    a fixed core: the ablation of CFT's pricing; a large one bounds the pricing's cost on huge
+    instances)."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
+    usable = ~lag.fixable(float(costs @ x)) | (np.asarray(x) == 1)  # what a cheaper cover may use: L(u) + r_j < cost(x)
     if core_per_row is not None:
         row_ptr, row_idx = index_arrays(csr)
-        keep = np.union1d(core_kernel(lag.reduced, row_ptr, row_idx, core_per_row, 0.0), np.flatnonzero(x))
-    else:  # every column a cheaper cover may use: L(u) + r_j < cost(x)
-        keep = np.flatnonzero(~lag.fixable(float(costs @ x)) | (np.asarray(x) == 1))
+        pool = core_kernel(np.where(usable, lag.reduced, np.inf), row_ptr, row_idx, core_per_row, 0.0)
+        keep = np.union1d(pool[usable[pool]], np.flatnonzero(x))
+    else:
+        keep = np.flatnonzero(usable)
     if keep.size < costs.size:
         whole = whole.columns(keep.astype(np.int64))
     reduced = lag.reduced[whole.cols]

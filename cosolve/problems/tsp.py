@@ -8,7 +8,7 @@ a closed tour. Its objective is the tour length under the instance's metric
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -109,6 +109,9 @@ class TSP(Problem):
 
     def sizes(self) -> dict[str, int]:
         return {"cities": self.n}
+
+    def info(self) -> dict[str, Any]:
+        return {**super().info(), "edge_weights": self.metric}
 
     def evaluate(self, solution: np.ndarray) -> Evaluation:
         tour = np.asarray(solution)

@@ -49,7 +49,9 @@ class LNSSettings:
     ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it), and
     ``refine_cycles``: the whole cycles of its fixing fraction without a cheaper cover that end it;
     ``refine_patience``: repairs in a row without a cheaper cover after which the loop runs another
-    refinement (one stalled cycle) from the incumbent (0: never);
+    refinement (one stalled cycle) from the incumbent (0: never); ``refine_pool``: columns per row
+    the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
+    the bound does not fix out);
     ``sub_solver``: scip or cpsat."""
 
     size: int = 200
@@ -61,6 +63,7 @@ class LNSSettings:
     refine_share: float = 0.8
     refine_cycles: int = 1
     refine_patience: int = 30
+    refine_pool: int = 0
     sub_solver: str = "scip"
 
 
@@ -163,7 +166,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         cheaper cover, or ``x`` itself."""
         limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
         y = refine(
-            costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles,
+            costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             stop=lambda: stop() or deadline.elapsed() > limit,
             on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
         )  # fmt: skip

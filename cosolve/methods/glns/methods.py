@@ -33,6 +33,12 @@ LNS_OPTIONS: dict[str, Option] = {
     "refine_patience": Option(
         int, 30, "repairs in a row without a cheaper cover after which another refinement runs (0: never)", minimum=0
     ),
+    "refine_pool": Option(
+        int,
+        0,
+        "columns per row the refinement prices among (least reduced cost, plus the cover's; 0: all the bound keeps)",
+        minimum=0,
+    ),
 }
 
 
