@@ -27,6 +27,7 @@ BUILTIN_MODULES = (
     "cosolve.baselines.greedy",
     "cosolve.baselines.ortools_setcover",
     "cosolve.baselines.cft",
+    "cosolve.baselines.lkh",
     "cosolve.baselines.qubo",
     "cosolve.diffusion.methods",
     "cosolve.methods.glns.methods",

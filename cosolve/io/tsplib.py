@@ -306,10 +306,10 @@ def read_tour(path: str | os.PathLike) -> np.ndarray:
 WRITTEN_FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIAG_ROW")
 
 
-def write_tsplib(tsp: TSP, path: str | os.PathLike, *, edge_weight_format: str = "FULL_MATRIX") -> None:
-    """Write ``tsp`` as a TSPLIB file: coordinates with full float precision, or for EXPLICIT the
-    matrix in ``edge_weight_format`` (one of :data:`WRITTEN_FORMATS`, one matrix row a line) and
-    any coordinates as DISPLAY_DATA_SECTION."""
+def tsplib_text(tsp: TSP, *, edge_weight_format: str = "FULL_MATRIX") -> str:
+    """``tsp`` as TSPLIB text: coordinates with full float precision, or for EXPLICIT the matrix in
+    ``edge_weight_format`` (one of :data:`WRITTEN_FORMATS`, one matrix row a line) and any
+    coordinates as DISPLAY_DATA_SECTION."""
     if edge_weight_format not in WRITTEN_FORMATS:
         raise ValueError(f"edge_weight_format must be one of {', '.join(WRITTEN_FORMATS)}, got {edge_weight_format!r}")
     lines = [f"NAME : {tsp.name or 'tsp'}", "TYPE : TSP", f"DIMENSION : {tsp.n}", f"EDGE_WEIGHT_TYPE : {tsp.metric}"]
@@ -327,4 +327,9 @@ def write_tsplib(tsp: TSP, path: str | os.PathLike, *, edge_weight_format: str =
         lines.append(section)
         lines.extend(f"{i} {x:.17g} {y:.17g}" for i, (x, y) in enumerate(tsp.coords.tolist(), 1))
     lines.append("EOF")
-    atomic_write(path, "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
+
+
+def write_tsplib(tsp: TSP, path: str | os.PathLike, *, edge_weight_format: str = "FULL_MATRIX") -> None:
+    """Write ``tsp`` to ``path`` as TSPLIB (:func:`tsplib_text`)."""
+    atomic_write(path, tsplib_text(tsp, edge_weight_format=edge_weight_format))
