@@ -195,8 +195,9 @@ register_kind(
         tiny=lambda: TSP(np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0], [1.0, 2.0]]), name="warm-up"),
         exact=frozenset({"scip", "cpsat"}),
         default_method="ortools-routing",
-        default_why="bench/results/tsp/report.md: the best tour on random-500 at 10 s and 60 s (0.15% and 0% gap) where scip "
-        "and cpsat find none or poor ones; 0.40% on TSPLIB at 10 s (scip 0.15%, but it scales worst)",
+        default_why="bench/results/tsp/report.md: the best built-in method on random-500 at 10 s and 60 s (4.65% and 4.50% "
+        "from the best tours, LKH-3's) where scip and cpsat find none or poor ones; 0.40% on TSPLIB at 10 s (scip 0.15%, but "
+        "it scales worst); the optional lkh extra (non-commercial licence) is at 0.00% on both",
         plot=draw_tour,
     )
 )
