@@ -27,6 +27,15 @@ _LP_FIRST = ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 
 
+def parses_as_float(token: str) -> bool:
+    """True if ``float(token)`` accepts ``token`` (including ``nan``, ``inf``, ``1e5``)."""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
 def check_file(path: str | os.PathLike) -> Path:
     """``path`` as a :class:`Path` if it names a readable regular file, else :class:`InputError`."""
     p = Path(os.fspath(path))

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, compression, instance_name, read_bytes
+from cosolve.io.detect import check_file, compression, instance_name, parses_as_float, read_bytes
 from cosolve.problems.base import Problem
 from cosolve.problems.mip import MIP
 from cosolve.problems.setcover import SetCover
@@ -41,14 +41,6 @@ _NO_VALUE = {"FR", "MI", "PL", "BV"}
 _SENSES = {"MAX", "MIN", "MAXIMIZE", "MINIMIZE"}
 _HIGHS_WHERE = re.compile(r"-->\s*(.+?):(\d+)(?::\d+)?\s*$", re.MULTILINE)
 _banner_silenced = False
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def check_mps_text(text: str, where: str) -> None:
@@ -80,18 +72,18 @@ def check_mps_text(text: str, where: str) -> None:
             if len(fields) not in (3, 5):
                 raise InputError(f"a COLUMNS line is 'column row value [row value]', got {len(fields)} fields", where=at)
             for value in fields[2::2]:
-                if not _number(value):
+                if not parses_as_float(value):
                     raise InputError(f"not a number: {value!r}", where=at)
         elif section in ("RHS", "RANGES"):
             values = fields[2::2] if len(fields) % 2 else fields[1::2]
-            if len(fields) not in (2, 3, 4, 5) or not all(map(_number, values)):
+            if len(fields) not in (2, 3, 4, 5) or not all(map(parses_as_float, values)):
                 raise InputError(f"a {section} line is '[set] row value [row value]', got {line.strip()[:40]!r}", where=at)
         elif section == "BOUNDS":
             kind = fields[0].upper()
             if kind not in _BOUND_TYPES or len(fields) > 4:
                 known = ", ".join(sorted(_BOUND_TYPES))
                 raise InputError(f"unknown bound type {fields[0]!r} (expected one of {known})", where=at)
-            if kind not in _NO_VALUE and (len(fields) < 3 or not _number(fields[-1])):
+            if kind not in _NO_VALUE and (len(fields) < 3 or not parses_as_float(fields[-1])):
                 raise InputError(f"bound {kind} needs a numeric value, got {line.strip()[:40]!r}", where=at)
         elif section in ("OBJSENSE", "OBJSENS") and fields[0].upper() not in _SENSES:
             raise InputError(f"unknown objective sense {fields[0]!r}", where=at)

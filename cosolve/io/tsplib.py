@@ -23,9 +23,9 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_declared, instance_name, read_text
+from cosolve.io.detect import check_declared, instance_name, parses_as_float, read_text
 from cosolve.io.solution import atomic_write
-from cosolve.problems.tsp import EDGE_WEIGHT_TYPES, TSP
+from cosolve.problems.tsp import EDGE_WEIGHT_TYPES, TSP, invalid_weights
 
 _SECTIONS = ("NODE_COORD_SECTION", "TOUR_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION",
              "FIXED_EDGES_SECTION", "DEMAND_SECTION", "DEPOT_SECTION", "EDGE_DATA_SECTION")  # fmt: skip
@@ -44,7 +44,6 @@ _ACCEPTED = {
     "NODE_COORD_TYPE": ("TWOD_COORDS", "NO_COORDS"),
     "DISPLAY_DATA_TYPE": ("COORD_DISPLAY", "TWOD_DISPLAY", "NO_DISPLAY"),
 }
-_LARGEST_WEIGHT = 2.0**53
 
 
 def _split_header(line: str) -> tuple[str, str] | None:
@@ -144,9 +143,9 @@ def _weights(src: _Lines, n: int, fmt: str, text_length: int) -> np.ndarray:
     try:
         values = np.array(tokens, dtype=np.float64)
     except ValueError:
-        k = next(k for k, t in enumerate(tokens) if not _is_number(t))
+        k = next(k for k, t in enumerate(tokens) if not parses_as_float(t))
         raise InputError(f"expected a weight, got {tokens[k][:40]!r}", where=src.at(line_of[k])) from None
-    bad = ~np.isfinite(values) | (values < 0) | (values >= _LARGEST_WEIGHT) | (values != np.round(values))
+    bad = invalid_weights(values)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise InputError(f"weight {tokens[k][:40]} is not a non-negative integer below 2^53", where=src.at(line_of[k]))
@@ -165,14 +164,6 @@ def _weights(src: _Lines, n: int, fmt: str, text_length: int) -> np.ndarray:
     else:
         w[cols, rows] = values
     return w
-
-
-def _is_number(token: str) -> bool:
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
 
 
 def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:

@@ -149,13 +149,18 @@ class TSP(Problem):
         return circuit_model(self)
 
 
+def invalid_weights(w: np.ndarray) -> np.ndarray:
+    """Where ``w`` (any shape, float) is not an EXPLICIT weight: a non-negative integer below 2^53."""
+    return ~np.isfinite(w) | (w < 0) | (w >= _LARGEST_WEIGHT) | (w != np.round(w))
+
+
 def _check_weights(weights: np.ndarray) -> np.ndarray:
     """An EXPLICIT matrix as float64, C-contiguous, after checking it is square, symmetric, with
     non-negative integer entries below 2^53; raises :class:`InputError` naming the first bad entry."""
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise InputError(f"tsp: weights must be a square matrix, got shape {w.shape}")
-    bad = ~np.isfinite(w) | (w < 0) | (w >= _LARGEST_WEIGHT) | (w != np.round(w))
+    bad = invalid_weights(w)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise InputError(f"tsp: weight ({i + 1}, {j + 1}) is {w[i, j]:g}; weights must be non-negative integers below 2^53")

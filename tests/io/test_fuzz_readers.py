@@ -35,6 +35,7 @@ from cosolve.io.graphfiles import write_dimacs, write_edgelist, write_metis, wri
 from cosolve.io.orlib import write_orlib, write_rail
 from cosolve.io.tsplib import read_tour, write_tsplib
 from cosolve.problems import TSP, GraphProblem, SetCover
+from tests.io.model_texts import LP, MPS
 
 EXAMPLES = int(os.environ.get("COSOLVE_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -215,38 +216,7 @@ def test_solution_files_are_read_or_refused(data, fmt):
 
 # --------------------------------------------------------------------------- MPS and LP (HiGHS)
 
-MPS_TEXT = """NAME small
-ROWS
- N obj
- G c1
- L c2
-COLUMNS
-    MARKER 'MARKER' 'INTORG'
-    x obj 1 c1 1
-    x c2 2
-    MARKER 'MARKER' 'INTEND'
-    y obj -2 c1 1
-RHS
-    rhs c1 1 c2 4
-BOUNDS
- UP bnd x 3
- UP bnd y 2.5
-ENDATA
-"""
-LP_TEXT = """\\ a comment
-Minimize
- Obj: +1 x -2 y
-Subject to
- c1: +1 x +1 y >= +1
- c2: +2 x <= +4
-Bounds
- 0 <= x <= 3
- 0 <= y <= 2.5
-Generals
- x
-End
-"""
-MODELS = {"mps": MPS_TEXT, "lp": LP_TEXT}
+MODELS = {"mps": MPS, "lp": LP}
 
 
 def same_mip(a, b) -> bool:

@@ -16,25 +16,7 @@ from cosolve.generators.graphs import erdos_renyi
 from cosolve.generators.setcover import random_setcover
 from cosolve.io import read, write_mps
 from cosolve.problems import MIP, TSP, SetCover
-
-MPS = """NAME small
-ROWS
- N obj
- G c1
- L c2
-COLUMNS
-    MARKER 'MARKER' 'INTORG'
-    x obj 1 c1 1
-    x c2 2
-    MARKER 'MARKER' 'INTEND'
-    y obj -2 c1 1
-RHS
-    rhs c1 1 c2 4
-BOUNDS
- UP bnd x 3
- UP bnd y 2.5
-ENDATA
-"""
+from tests.io.model_texts import MPS
 
 
 def test_setcover_mps_round_trip_is_detected(tmp_path, capfd):
