@@ -52,3 +52,16 @@ def test_tsplib_types_optima_match_their_tours():
         tour_file = folder / f"{row['name']}.opt.tour"
         if tour_file.exists():
             assert problem.evaluate(read_tour(tour_file)).objective == float(row["optimum"])
+
+
+def test_tsplib_large_instances_read_with_their_sizes_and_no_tour_beats_their_optima():
+    from cosolve import Solver
+
+    rows = list(csv.DictReader((INSTANCES / "tsplib-large" / "optima.csv").read_text().splitlines()))
+    assert len(rows) == 10
+    for row in rows:
+        problem = cosolve.read(INSTANCES / "tsplib-large" / f"{row['name']}.tsp")
+        assert problem.n == int(row["n"]) and problem.metric == row["edge_weight_type"]
+    kro = cosolve.read(INSTANCES / "tsplib-large" / "kroA200.tsp")
+    result = Solver("ils", time_limit=None, kicks=20_000).solve(kro)
+    assert 29368 <= result.objective <= 1.01 * 29368

@@ -28,6 +28,7 @@ BUILTIN_MODULES = (
     "cosolve.baselines.ortools_setcover",
     "cosolve.baselines.cft",
     "cosolve.baselines.lkh",
+    "cosolve.baselines.tsp_ils",
     "cosolve.baselines.qubo",
     "cosolve.diffusion.methods",
     "cosolve.methods.glns.methods",

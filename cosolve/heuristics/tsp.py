@@ -1,4 +1,4 @@
-"""TSP heuristics: nearest neighbour tour and 2-opt.
+"""TSP heuristics: nearest neighbour and greedy edge tours, and 2-opt.
 
 Distances are TSPLIB's, computed on the fly by
 :func:`cosolve.problems.tsp_distances.distance` from ``points`` and a ``metric`` code (for
@@ -75,6 +75,76 @@ def nearest_neighbor_kernel(
     return k
 
 
+@njit(cache=True)
+def _root(parent: np.ndarray, x: int) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True)
+def edge_greedy_kernel(points: np.ndarray, metric: int, edges: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """A tour (n,) from the edges (m, 2) taken in ``order``: an edge joins two path fragments when
+    both ends have degree < 2 and it closes no cycle; then, from one fragment's end, the fragments
+    are chained, each to the nearest free end of another (a full scan of the free ends)."""
+    n = points.shape[0]
+    adj = np.full((n, 2), -1, np.int64)
+    degree = np.zeros(n, np.int64)
+    parent = np.arange(n)
+    joined = 0
+    for k in order:
+        u, v = edges[k, 0], edges[k, 1]
+        if u == v or degree[u] >= 2 or degree[v] >= 2:
+            continue
+        ru, rv = _root(parent, u), _root(parent, v)
+        if ru == rv:
+            continue
+        parent[ru] = rv
+        adj[u, degree[u]] = v
+        degree[u] += 1
+        adj[v, degree[v]] = u
+        degree[v] += 1
+        joined += 1
+        if joined == n - 1:
+            break
+    ends = np.flatnonzero(degree < 2)
+    placed = np.zeros(n, np.bool_)
+    tour = np.empty(n, np.int64)
+    k = 0
+    x = ends[0]
+    while True:
+        prev = -1
+        while True:
+            tour[k] = x
+            placed[x] = True
+            k += 1
+            nxt = adj[x, 0] if adj[x, 0] != prev else adj[x, 1]
+            if nxt < 0:
+                break
+            prev, x = x, nxt
+        if k == n:
+            return tour
+        best, best_d = -1, np.inf
+        for e in ends:
+            if not placed[e]:
+                d = distance(points, metric, x, e)
+                if d < best_d:
+                    best, best_d = e, d
+        x = best
+
+
+@njit(cache=True)
+def candidate_distances_kernel(points: np.ndarray, metric: int, neighbors: np.ndarray) -> np.ndarray:
+    """(n, K) float64: the distance from each city to each of its candidates."""
+    n, k = neighbors.shape
+    out = np.empty((n, k))
+    for i in range(n):
+        for t in range(k):
+            out[i, t] = distance(points, metric, i, neighbors[i, t])
+    return out
+
+
 # --------------------------------------------------------------------------- 2-opt
 
 
@@ -131,71 +201,6 @@ def _reverse_path(tour: np.ndarray, pos: np.ndarray, i: int, j: int) -> None:
             j = n - 1
 
 
-@njit(cache=True)
-def two_opt_neighbors_kernel(
-    points: np.ndarray,
-    metric: int,
-    tour: np.ndarray,
-    pos: np.ndarray,
-    neighbors: np.ndarray,
-    queue: np.ndarray,
-    queued: np.ndarray,
-    head: int,
-    count: int,
-    max_moves: int,
-) -> tuple[int, int, int]:
-    """2-opt restricted to candidate lists, with a FIFO of active cities ("don't-look bits").
-
-    ``pos`` (n,) is the inverse of ``tour``; ``neighbors`` (n, K) the candidates of each city
-    by increasing distance; ``queue`` (n,) a circular FIFO holding ``count`` cities from
-    ``head`` on, ``queued`` (n,) int8 their flags. For the active city a and each of its two
-    tour edges (a, b), a move adding edge (a, c) for a candidate c with d(a, c) < d(a, b) is
-    applied at once, and its four endpoints become active again. Stops when the queue is
-    empty (a local optimum for these moves) or after ``max_moves``.
-    Returns ``(head, count, moves)``.
-    """
-    n = tour.size
-    moves = 0
-    while count > 0 and moves < max_moves:
-        a = queue[head]
-        head = (head + 1) % n
-        count -= 1
-        queued[a] = 0
-        improved = True
-        while improved and moves < max_moves:
-            improved = False
-            for direction in range(2):
-                pa = pos[a]
-                b = tour[(pa + 1) % n] if direction == 0 else tour[(pa - 1) % n]
-                d_ab = distance(points, metric, a, b)
-                for t in range(neighbors.shape[1]):
-                    c = neighbors[a, t]
-                    d_ac = distance(points, metric, a, c)
-                    if d_ac >= d_ab:
-                        break
-                    pc = pos[c]
-                    d = tour[(pc + 1) % n] if direction == 0 else tour[(pc - 1) % n]
-                    if c == b or d == a:
-                        continue
-                    delta = d_ac + distance(points, metric, b, d) - d_ab - distance(points, metric, c, d)
-                    if delta < 0.0:
-                        if direction == 0:  # ... a b ... c d ...  ->  reverse b..c
-                            _reverse_path(tour, pos, pos[b], pc)
-                        else:  # ... d c ... b a ...  ->  reverse c..b
-                            _reverse_path(tour, pos, pc, pos[b])
-                        moves += 1
-                        for e in (a, b, c, d):
-                            if queued[e] == 0:
-                                queued[e] = 1
-                                queue[(head + count) % n] = e
-                                count += 1
-                        improved = True
-                        break
-                if improved:
-                    break
-    return head, count, moves
-
-
 # --------------------------------------------------------------------------- Python entry points
 
 
@@ -226,6 +231,23 @@ def candidate_lists(points: np.ndarray, k: int = NEIGHBORS, *, metric: int = EUC
     for r in np.flatnonzero(idx[:, 0] != np.arange(n)):  # duplicate points: the city itself may come later
         out[r] = idx[r][idx[r] != r][:k]
     return out
+
+
+def greedy_edge_tour(
+    points: np.ndarray, neighbors: np.ndarray, *, metric: int = EUC_2D, scores: np.ndarray | None = None
+) -> np.ndarray:
+    """The greedy edge tour (n,) over the candidate edges (i, ``neighbors[i, t]``): shortest edge
+    first, or, with ``scores`` (n, K) (one per candidate edge), highest score first (ties: shorter);
+    fragments left over are chained nearest end first (:func:`edge_greedy_kernel`)."""
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    neighbors = np.asarray(neighbors, dtype=np.int64)
+    n, k = neighbors.shape
+    if n < 3:
+        return np.arange(n, dtype=np.int64)
+    edges = np.stack([np.repeat(np.arange(n), k), neighbors.ravel()], axis=1)
+    lengths = candidate_distances_kernel(points, metric, neighbors).ravel()
+    order = np.argsort(lengths, kind="stable") if scores is None else np.lexsort((lengths, -np.asarray(scores).ravel()))
+    return edge_greedy_kernel(points, metric, edges, order.astype(np.int64))
 
 
 def tour_length(points: np.ndarray, tour: np.ndarray, *, metric: int = EUC_2D) -> float:
@@ -288,21 +310,13 @@ def two_opt(
     tour = np.array(tour, dtype=np.int64, copy=True)
     n = len(tour)
     if neighbors is not None and n > 3:
-        lists = np.ascontiguousarray(neighbors, dtype=np.int64)
-        pos = np.empty(n, np.int64)
-        pos[tour] = np.arange(n)
-        queue = tour.copy()
-        queued = np.ones(n, np.int8)
-        head, count = 0, n
+        from cosolve.heuristics.tsp_search import TourSearch
+
+        search = TourSearch(points, metric, neighbors, tour, or_opt=False)
         moves_per_call = max(10, work_per_check // n)  # a move reverses up to n/2 cities
-        while count > 0:
-            if stop is not None and stop():
-                return tour, False
-            head, count, moves = two_opt_neighbors_kernel(
-                points, metric, tour, pos, lists, queue, queued, head, count, moves_per_call
-            )
-            if moves and on_progress is not None:
-                on_progress(tour)
+        if not search.descend(stop, moves_per_call, on_progress):
+            return search.tour, False
+        tour = search.tour
     rows = max(1, work_per_check // max(n, 1))
     while True:
         sweep_moves = 0

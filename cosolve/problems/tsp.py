@@ -197,7 +197,10 @@ register_kind(
         "tsp",
         "travelling salesman (symmetric, TSPLIB distances)",
         formats=("tsplib",),
-        tiny=lambda: TSP(np.array([[0.0, 0.0], [3.0, 0.0], [3.0, 4.0], [0.0, 4.0], [1.0, 2.0]]), name="warm-up"),
+        tiny=lambda: TSP(  # ten cities: enough for the local search's kicks (cosolve.heuristics.tsp_search) to run
+            np.array([[0, 0], [3, 0], [3, 4], [0, 4], [1, 2], [6, 1], [5, 5], [2, 7], [7, 3], [4, 2]], dtype=float),
+            name="warm-up",
+        ),
         exact=frozenset({"scip", "cpsat"}),
         default_method="ortools-routing",
         default_why="bench/results/tsp/report.md: the best built-in method on random-500 at 10 s and 60 s (4.65% and 4.50% "

@@ -6,9 +6,11 @@
   :mod:`cosolve.methods.sinkhorn.jigsaw_net`); a jigsaw arrangement is then polished by pairwise swaps.
 - Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
   offering the incumbent as it goes: for sorting until it is sorted, the time limit or
-  ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) in runs of
-  ``latent_steps`` restarted until the time limit, each decoded tour polished by 2-opt; jigsaw
-  likewise (:mod:`cosolve.methods.sinkhorn.jigsaw`), each arrangement polished by pairwise swaps.
+  ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) a sparse
+  successor permutation on candidate edges for ``latent_steps`` or ``sinkhorn_share`` of the time
+  limit, each decoded tour brought to a 2-opt + Or-opt optimum, then an iterated local search from the
+  best until the time limit; jigsaw in runs of ``latent_steps`` restarted until the time limit
+  (:mod:`cosolve.methods.sinkhorn.jigsaw`), each arrangement polished by pairwise swaps.
   TSP has no ``fit``.
 """
 
@@ -42,7 +44,16 @@ OPTIONS: dict[str, Option] = {
         int, 500, "steps of a per-instance (latent) run; TSP and jigsaw restart runs until the time limit", minimum=1
     ),
     "latent_lr": Option(float, 0.1, "Adam learning rate of a solve without fit", minimum=1e-12),
-    "rounds": Option(int, 0, "tsp, jigsaw: stop after this many latent runs (0 = restart until the time limit)", minimum=0),
+    "rounds": Option(
+        int,
+        0,
+        "jigsaw: stop after this many latent runs (0 = restart until the time limit); tsp: with rounds > 0 "
+        "(or no time limit) the local search stops after 100 kicks per city",
+        minimum=0,
+    ),
+    "sinkhorn_share": Option(float, 0.3, "tsp: share of the time limit for the Sinkhorn phase (then ILS)", minimum=0, maximum=1),
+    "neighbors": Option(int, 10, "tsp: candidate cities per city (the sparse pattern and the local search)", minimum=1),
+    "cycle_penalty": Option(float, 1.0, "tsp: weight of the two-city-cycle mass in the Sinkhorn loss", minimum=0),
     "checkpoint": Option(str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none"),
 }
 
@@ -70,6 +81,7 @@ class GumbelSinkhorn(Method):
     options: ClassVar[dict[str, Option]] = OPTIONS
     fit_options: ClassVar[dict[str, Option]] = FIT_OPTIONS
     warm_up: ClassVar[bool] = True
+    warm_up_options: ClassVar[dict[str, Any]] = {"latent_steps": 4}  # a warm-up that ends by itself, well inside its deadline
 
     def prepare(self, problem: Problem) -> None:
         """Import torch and take one optimiser step before the clock starts: the first Adam step
@@ -77,10 +89,11 @@ class GumbelSinkhorn(Method):
         deadline would otherwise leave to the first timed solve."""
         import torch
 
-        x = torch.zeros(2, requires_grad=True)
-        optimizer = torch.optim.Adam([x], lr=0.1)
-        (x * x).sum().backward()
-        optimizer.step()
+        if problem.kind != "tsp":  # the TSP solve has its own Adam (cosolve.methods.sinkhorn.routing)
+            x = torch.zeros(2, requires_grad=True)
+            optimizer = torch.optim.Adam([x], lr=0.1)
+            (x * x).sum().backward()
+            optimizer.step()
         if self.config["checkpoint"] and getattr(self, "learner_", None) is None:
             from cosolve.methods.sinkhorn.learner import PermutationLearner
             from cosolve.training.checkpoint import resolve_checkpoint
@@ -135,13 +148,34 @@ class GumbelSinkhorn(Method):
             return Outcome(Termination.COMPLETED, _proven(ctx))
         return self._solve_latent(problem, ctx)
 
+    def _solve_tour(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        import math
+
+        from cosolve.baselines.tsp_ils import KICKS_PER_CITY
+        from cosolve.heuristics.graph_polish import seed_numba_random
+        from cosolve.methods.sinkhorn.routing import solve_tsp_sinkhorn
+
+        o, deadline = ctx.options, ctx.deadline
+        seed_numba_random(ctx.seed)
+        bounded = o["rounds"] > 0 or math.isinf(deadline.time_limit)
+        phase_end = o["sinkhorn_share"] * deadline.time_limit
+        stats = solve_tsp_sinkhorn(
+            problem, lambda tour, length: ctx.trace.offer(tour, length), _schedule(o), steps=o["latent_steps"],
+            lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
+            stop=lambda: deadline.stop_requested, sinkhorn_stop=lambda: deadline.elapsed() >= phase_end,
+            neighbors=o["neighbors"], cycle_penalty=o["cycle_penalty"], kicks=KICKS_PER_CITY * problem.n if bounded else 0,
+        )  # fmt: skip
+        out = {"sinkhorn_steps": stats.steps, "sinkhorn_seconds": round(stats.seconds, 4), "decoded": stats.decoded,
+               "decoded_best": stats.decoded_best, "kicks": stats.kicks}  # fmt: skip
+        return Outcome(Termination.TIME_LIMIT if deadline.stop_requested else Termination.COMPLETED, stats=out)
+
     def _solve_restarted(self, problem: Problem, ctx: SolveContext) -> Outcome:
+        if problem.kind == "tsp":
+            return self._solve_tour(problem, ctx)
         from cosolve.methods.sinkhorn.jigsaw import solve_jigsaw_latent
-        from cosolve.methods.sinkhorn.routing import solve_tsp_latent
 
         o = ctx.options
-        solve = solve_tsp_latent if problem.kind == "tsp" else solve_jigsaw_latent
-        runs = solve(
+        runs = solve_jigsaw_latent(
             problem, lambda tour: ctx.trace.offer(tour, None), _schedule(o), steps=o["latent_steps"],
             lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
             stop=lambda: ctx.deadline.stop_requested, runs=o["rounds"],

@@ -1,59 +1,94 @@
-"""TSP as a latent permutation: the tour is the permutation (``P[i, k]``: city ``i`` at position
-``k``), optimised per instance by Gumbel–Sinkhorn on the expected tour length of the soft
-permutation, ``sum_k p_k^T D p_{k+1}`` (``p_k`` column ``k`` of ``P``, positions cyclic), and decoded
-by the Hungarian algorithm, then 2-opt.
+"""TSP as a latent successor permutation on candidate edges, decoded to a tour and polished.
 
-City 0 is pinned to position 0 (a tour has n rotations; pinning removes them from the relaxation).
-The relaxation's distances are Euclidean on coordinates scaled to the unit square for plane
-metrics (EUC_2D, CEIL_2D, ATT), else the problem's distance matrix scaled to at most 1; the reported
-objective is the problem's own (TSPLIB distances). Anytime: the logits restart from fresh noise after each run of
-``steps``, every decoded and polished tour is offered, until the deadline.
+A tour is a permutation ``succ`` (city i is followed by ``succ[i]``) whose cycle is Hamiltonian.
+Its soft relaxation ``S[i, j]`` (probability that j follows i) is a Gumbel–Sinkhorn doubly
+stochastic matrix restricted to the candidate edges (each city's ``neighbors`` nearest cities, in
+both directions: :class:`~cosolve.methods.sinkhorn.sparse.SparsePattern`), so a step costs O(n K)
+rather than O(n^2). Per instance, its free logits are optimised by Adam on
+
+    ``sum_e S_e d_e / dbar + cycle_penalty * sum_e S_e S_rev(e)``
+
+(expected length in units of the mean candidate length ``dbar``, plus the probability mass of
+two-city cycles i -> j -> i, the subtours the assignment relaxation prefers), averaged over the
+Gumbel samples, with the temperature variants of :mod:`cosolve.methods.sinkhorn.operator`.
+
+Decoding: the heat of an edge {i, j} is ``S_ij + S_ji``; the greedy edge construction takes edges
+by decreasing heat (:func:`cosolve.heuristics.tsp.greedy_edge_tour`), and the tour is brought to a
+2-opt + Or-opt local optimum (:mod:`cosolve.heuristics.tsp_search`). The noiseless logits are
+decoded after steps 1, 2, 4, 8, ..., every ``decode_every`` steps and at the end, where every
+Gumbel sample is decoded too. The Sinkhorn phase ends after ``steps`` or at its share of the time
+limit; the best decoded tour then goes to the iterated local search until the time limit.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from cosolve.heuristics.tsp import candidate_lists, two_opt
-from cosolve.methods.sinkhorn.latent import restarted_latent
+from cosolve.heuristics.tsp import candidate_distances_kernel, candidate_lists, greedy_edge_tour
+from cosolve.heuristics.tsp_search import TourSearch, iterated_local_search
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
+from cosolve.methods.sinkhorn.sparse import SparsePattern, sparse_gumbel_sinkhorn, sparse_temperature
 from cosolve.problems.tsp import TSP
 
-PIN = 1e4  # logit penalty that keeps every city but 0 off position 0 (and city 0 off the others)
+
+@dataclass
+class SinkhornTourStats:
+    """What a solve did: Sinkhorn ``steps`` and their ``seconds``, tours ``decoded``, the length of
+    the best decoded local optimum (``decoded_best``), and the ILS ``kicks``."""
+
+    steps: int = 0
+    seconds: float = 0.0
+    decoded: int = 0
+    decoded_best: float = float("inf")
+    kicks: int = 0
 
 
-def scaled_distances(coords: np.ndarray) -> torch.Tensor:
-    """Euclidean distances (n, n) of ``coords`` scaled to the unit square, float32."""
-    c = np.asarray(coords, dtype=np.float64)
-    c = (c - c.min(axis=0)) / max(float(np.ptp(c, axis=0).max()), 1e-12)
-    return torch.tensor(np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(-1)), dtype=torch.float32)
+class Adam:
+    """Adam (Kingma & Ba 2015, the defaults of ``torch.optim.Adam``) on one tensor. Written out
+    because constructing ``torch.optim.Adam`` imports ``torch._dynamo``, about 2 s of a TSP solve's
+    start-up, for what is here a four-line update."""
+
+    def __init__(self, x: torch.Tensor, lr: float, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+        self.x, self.lr, self.betas, self.eps = x, lr, betas, eps
+        self.m = torch.zeros_like(x)
+        self.v = torch.zeros_like(x)
+        self.t = 0
+
+    def step(self) -> None:
+        """One update of ``x`` from ``x.grad``."""
+        b1, b2 = self.betas
+        self.t += 1
+        with torch.no_grad():
+            g = self.x.grad
+            self.m.mul_(b1).add_(g, alpha=1 - b1)
+            self.v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            denom = (self.v / (1 - b2**self.t)).sqrt_().add_(self.eps)
+            self.x.addcdiv_(self.m, denom, value=-self.lr / (1 - b1**self.t))
 
 
-def expected_tour_length(p: torch.Tensor, d: torch.Tensor) -> torch.Tensor:
-    """``sum_k p_k^T D p_{k+1}`` per soft permutation: ``p`` (…, n, n), ``d`` (n, n) -> (…)."""
-    nxt = torch.roll(p, shifts=-1, dims=-1)
-    return (p * (d @ nxt)).sum((-2, -1))
+def heat(p: torch.Tensor, pattern: SparsePattern, index: np.ndarray) -> np.ndarray:
+    """Edge heat ``S_ij + S_ji`` (…, n, K) of soft successors ``p`` (…, E), at the candidate
+    entries ``index`` (n, K) of the pattern."""
+    h = (p + p[..., pattern.reverse]).detach().double().numpy()
+    return h[..., index]
 
 
-def pin_mask(n: int) -> torch.Tensor:
-    """Additive logits (n, n): 0 where allowed, ``-PIN`` on row 0 and column 0 except (0, 0)."""
-    mask = torch.zeros(n, n)
-    mask[0, 1:] = -PIN
-    mask[1:, 0] = -PIN
-    return mask
+def successor_loss(p: torch.Tensor, lengths: torch.Tensor, pattern: SparsePattern, cycle_penalty: float) -> torch.Tensor:
+    """Mean over samples of the expected scaled length plus the two-cycle penalty (module doc);
+    ``p`` (samples, E), ``lengths`` (E,) scaled edge lengths."""
+    expected = (p * lengths).sum(-1)
+    two_cycles = (p * p[..., pattern.reverse]).sum(-1)
+    return (expected + cycle_penalty * two_cycles).mean()
 
 
-def tour_of(perm: np.ndarray) -> np.ndarray:
-    """The visiting order (n,) of a permutation ``perm[i]`` = position of city ``i``."""
-    return np.argsort(perm, kind="stable").astype(np.int64)
-
-
-def solve_tsp_latent(
+def solve_tsp_sinkhorn(
     problem: TSP,
-    offer: Callable[[np.ndarray], None],
+    offer: Callable[[np.ndarray, float], None],
     schedule: TemperatureSchedule,
     *,
     steps: int,
@@ -62,24 +97,67 @@ def solve_tsp_latent(
     iterations: int,
     seed: int,
     stop: Callable[[], bool],
-    runs: int = 0,
-) -> int:
-    """Latent runs of ``steps`` each, restarted until ``stop()`` or after ``runs`` (> 0) runs;
-    ``offer(tour)`` sees each decoded tour (the noiseless logits' and every Gumbel sample's
-    matching) after 2-opt. Returns the number of runs."""
-    if problem.planar:
-        d = scaled_distances(problem.coords)
-    else:
-        matrix = problem.distances
-        d = torch.tensor(matrix / max(float(matrix.max()), 1e-12), dtype=torch.float32)
+    sinkhorn_stop: Callable[[], bool],
+    neighbors: int = 10,
+    cycle_penalty: float = 1.0,
+    decode_every: int = 50,
+    kicks: int = 0,
+) -> SinkhornTourStats:
+    """The Sinkhorn phase (until ``steps`` or ``sinkhorn_stop()``), then ILS from the best decoded
+    tour until ``stop()`` (or, with ``kicks`` > 0, after that many rounds); ``offer(tour, length)``
+    sees every local optimum that improves on the best so far. Seed numba's random state first."""
+    stats = SinkhornTourStats()
     points, metric = problem.points, problem.metric_code
-    neighbors = candidate_lists(points, metric=metric)
+    lists = candidate_lists(points, neighbors, metric=metric)
+    pattern = SparsePattern.symmetric(lists)
+    index = pattern.index_of(np.repeat(np.arange(problem.n), lists.shape[1]), lists.ravel()).reshape(lists.shape)
+    edge_lengths = np.empty(len(pattern.rows))
+    edge_lengths[index.ravel()] = candidate_distances_kernel(points, metric, lists).ravel()
+    edge_lengths[pattern.reverse.numpy()[index.ravel()]] = edge_lengths[index.ravel()]
+    lengths = torch.tensor(edge_lengths / max(float(edge_lengths.mean()), 1e-12), dtype=torch.float32)
 
-    def polish(perm: np.ndarray) -> None:
-        tour, _ = two_opt(points, tour_of(perm), metric=metric, neighbors=neighbors, stop=stop)
-        offer(tour)
+    best: list[TourSearch] = []
 
-    return restarted_latent(
-        problem.n, lambda p: expected_tour_length(p, d).mean(), polish, schedule, steps=steps, lr=lr,
-        samples=samples, iterations=iterations, seed=seed, stop=stop, runs=runs, offset=pin_mask(problem.n),
-    )  # fmt: skip
+    def decode(scores: np.ndarray) -> None:
+        search = TourSearch(points, metric, lists, greedy_edge_tour(points, lists, metric=metric, scores=scores))
+        if not search.descend(stop):
+            return
+        stats.decoded += 1
+        if not best or search.length < best[0].length:
+            best[:] = [search]
+            stats.decoded_best = search.length
+            offer(search.tour, search.length)
+
+    generator = torch.Generator().manual_seed(seed)
+    logits = (torch.randn(len(pattern.rows), generator=generator) * 0.01).requires_grad_(True)
+    adam = Adam(logits, lr)
+    started = time.perf_counter()
+    p = None
+    for step in range(steps):
+        if sinkhorn_stop() or stop():
+            break
+        temperature = sparse_temperature(schedule, logits, pattern, step, steps)
+        p = sparse_gumbel_sinkhorn(logits, temperature, pattern, samples=samples, iterations=iterations, generator=generator)
+        loss = successor_loss(p, lengths, pattern, cycle_penalty)
+        logits.grad = None
+        loss.backward()
+        adam.step()
+        stats.steps += 1
+        if (step + 1) % decode_every == 0 or (step + 1) & step == 0:
+            decode(heat(logits.detach(), pattern, index))
+    stats.seconds = time.perf_counter() - started
+    if p is not None and not stop():
+        decode(heat(logits.detach(), pattern, index))
+        if p is not None:
+            for sample in heat(p, pattern, index):
+                if stop():
+                    break
+                decode(sample)
+    if not best:  # no step ran or no decoding finished: the greedy edge tour by length
+        search = TourSearch(points, metric, lists, greedy_edge_tour(points, lists, metric=metric))
+        offer(search.tour, search.length)
+        best.append(search)
+    if not stop():
+        iterated_local_search(best[0], stop=stop, offer=offer, kicks=kicks)
+    stats.kicks = best[0].kicks
+    return stats
