@@ -49,7 +49,7 @@ def puzzles(images: np.ndarray, k: int, indices: range, offset: int) -> list:
     return [cut(np.clip(images[i][:size, :size], 0.0, 1.0), k, seed=offset + i, name=f"lfw{i}-{k}x{k}") for i in indices]
 
 
-def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int) -> dict:
+def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int, objective: str = "unsupervised") -> dict:
     import torch
 
     from cosolve.methods.sinkhorn import metrics
@@ -58,7 +58,7 @@ def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int) -> 
 
     torch.set_num_threads(1)
     train, test = puzzles(images, k, TRAIN, 0), puzzles(images, k, TEST, 100_000)
-    learner = PermutationLearner(task="jigsaw", temperature=variant, steps=steps, seed=seed).fit(train)
+    learner = PermutationLearner(task="jigsaw", temperature=variant, steps=steps, seed=seed, objective=objective).fit(train)
     net = learner.score(test)
     polished = np.stack([swap_search(p, q) for p, q in zip(test, learner.predict(test), strict=True)])
     truth = np.stack([p.truth for p in test])
@@ -71,10 +71,11 @@ def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int) -> 
     }  # fmt: skip
 
 
-def report(path: Path, out: Path) -> str:
+def report(path: Path, out: Path, objective: str = "unsupervised") -> str:
     groups = group_rows(path, lambda r: (int(r["k"]), int(r["steps"]), r["variant"]))
     lines = [
-        "# Jigsaw: the trained network, Gumbel–Sinkhorn temperature variants",
+        "# Jigsaw: the trained network, Gumbel–Sinkhorn temperature variants"
+        + ("" if objective == "unsupervised" else f" ({objective} loss: the true positions as labels)"),
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, 1 thread. LFW faces (scikit-image), "
         "80 training and 20 held-out puzzles per k; per seed the fraction of the held-out pieces in place; mean over "
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--steps", type=int, default=1000, help="Adam steps of each training run")
     parser.add_argument("--out", type=Path, default=Path("bench/results/sinkhorn-jigsaw-net"))
+    parser.add_argument(
+        "--objective", default="unsupervised", choices=["unsupervised", "supervised"],
+        help="the training loss (supervised: the labelled reference; use its own --out folder)",
+    )  # fmt: skip
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -114,12 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         done = {(int(r["k"]), r["variant"], int(r["seed"]), int(r["steps"])) for r in read_rows(path)}
         todo = [key for key in itertools.product(args.k, args.variants, args.seeds) if (*key, args.steps) not in done]
         run_missing(
-            path, FIELDS, todo, lambda k, variant, seed: run_one(images, k, variant, seed, args.steps),
+            path, FIELDS, todo, lambda k, variant, seed: run_one(images, k, variant, seed, args.steps, args.objective),
             lambda key, row: f"{key[0]}x{key[0]} {key[1]} seed {key[2]}: network {row['net_in_place']}, "
             f"+ swaps {row['polished_in_place']}",
         )  # fmt: skip
     if path.exists():
-        sys.stdout.write(report(path, args.out / "report.md"))
+        sys.stdout.write(report(path, args.out / "report.md", args.objective))
     return 0
 
 

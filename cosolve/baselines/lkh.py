@@ -107,6 +107,9 @@ class Lkh(Method):
         stats: dict[str, Any] = {"lkh_seconds": round(seconds, 4), "runs_asked": runs}
         tour = np.asarray(order, dtype=np.int64) - 1
         if tour.shape != (problem.n,) or not np.array_equal(np.sort(tour), np.arange(problem.n)):
+            if limit is not None and seconds >= 0.9 * limit:  # its time ran out before the first tour (seen on
+                stats["returned_cities"] = int(tour.size)  # pr1002 at 1 s: 10 cities back)
+                return Outcome(Termination.TIME_LIMIT, stats=stats)
             raise RuntimeError(f"LKH returned {tour.size} cities, not a permutation of the {problem.n}")
         ctx.trace.offer(tour, problem.tour_length(tour))
         if limit is not None and seconds >= 0.9 * limit:

@@ -85,3 +85,15 @@ def test_a_missing_elkai_is_one_usage_error(monkeypatch):
     with pytest.raises(UsageError) as error:
         Solver("lkh", time_limit=1).solve(TYPES / "gr24.tsp")
     assert str(error.value) == MISSING
+
+
+def test_a_budget_that_ends_before_lkhs_first_tour_is_no_solution_not_an_error(elkai):
+    """On 1,002 cities LKH's candidate ascent alone outlasts 0.3 s; elkai then hands back a stub
+    (10 cities on pr1002), which is no tour."""
+    problem = read(Path(__file__).resolve().parents[2] / "instances" / "tsplib-large" / "pr1002.tsp")
+    result = Solver("lkh", time_limit=0.3).solve(problem)
+    assert result.termination.value == "time_limit"
+    if result.solution is not None:  # a machine fast enough to finish a first tour
+        assert problem.evaluate(result.solution).feasible
+    else:
+        assert result.status.value == "no_solution"

@@ -1,5 +1,6 @@
 """The jigsaw task: a small CNN maps each piece alone to its row of assignment logits (Mena et al.
-2018), trained without labels on the expected discontinuity of the soft arrangement.
+2018), trained without labels on the expected discontinuity of the soft arrangement (or, as the
+supervised reference, on the log weight of each piece at its true position).
 
 Shapes: pieces (B, n, C, s, s) float32 in [0, 1] (``Jigsaw.pieces`` is (n, s, s, C)); logits
 (B, n, n) with row ``i`` for piece ``i`` and column ``a`` for grid position ``a`` (row-major), as
@@ -16,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.jigsaw import expected_discontinuity, scaled_dissimilarities
 from cosolve.methods.sinkhorn.metrics import in_place, perfect
 from cosolve.methods.sinkhorn.task import Task
@@ -48,22 +50,35 @@ class JigsawNet(nn.Module):
         return self.head(self.features(pieces.flatten(0, 1))).view(b, n, self.n)
 
 
-def puzzle_tensors(puzzles: Sequence[Jigsaw]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Puzzles of one grid and piece shape -> pieces (B, n, C, s, s), ``h`` and ``v`` (B, n, n), float32."""
+def puzzle_tensors(puzzles: Sequence[Jigsaw]) -> tuple[torch.Tensor, ...]:
+    """Puzzles of one grid and piece shape -> pieces (B, n, C, s, s), ``h`` and ``v`` (B, n, n),
+    float32, and each puzzle's true positions (B, n) int64 (-1 where a puzzle has no ``truth``)."""
     pieces = torch.tensor(np.stack([p.pieces for p in puzzles]), dtype=torch.float32).permute(0, 1, 4, 2, 3)
     h, v = zip(*(scaled_dissimilarities(p) for p in puzzles), strict=True)
-    return pieces.contiguous(), torch.stack(h), torch.stack(v)
+    n = pieces.shape[1]
+    truth = np.stack([p.truth if p.truth is not None else np.full(n, -1) for p in puzzles]).astype(np.int64)
+    return pieces.contiguous(), torch.stack(h), torch.stack(v), torch.from_numpy(truth)
 
 
 def discontinuity_loss(grid: tuple[int, int]) -> Callable[..., torch.Tensor]:
-    """The unsupervised loss for puzzles on ``grid``: ``loss(p, pieces, h, v)``, the expected
-    discontinuity of the soft arrangements ``p`` (S, B, n, n), averaged over samples and puzzles."""
+    """The unsupervised loss for puzzles on ``grid``: ``loss(p, pieces, h, v, truth)``, the expected
+    discontinuity of the soft arrangements ``p`` (S, B, n, n), averaged over samples and puzzles
+    (``truth`` unused)."""
     right, below = (torch.from_numpy(a) for a in grid_adjacency(*grid))
 
-    def loss(p: torch.Tensor, pieces: torch.Tensor, h: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    def loss(p: torch.Tensor, pieces: torch.Tensor, h: torch.Tensor, v: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:
         return expected_discontinuity(p, h, v, right, below).mean()
 
     return loss
+
+
+def placement_loss(p: torch.Tensor, pieces: torch.Tensor, h: torch.Tensor, v: torch.Tensor, truth: torch.Tensor) -> torch.Tensor:
+    """The supervised reference: minus the mean log weight of each piece at its true position,
+    ``-mean log P[i, truth_i]`` over samples, puzzles and pieces. Needs every puzzle's ``truth``."""
+    if bool((truth < 0).any()):
+        raise UsageError("objective=supervised needs puzzles that hold their true arrangement (truth)")
+    weights = p.gather(-1, truth.unsqueeze(-1).expand(*p.shape[:-1], 1))
+    return -torch.log(weights.clamp_min(1e-12)).mean()
 
 
 def jigsaw_score(pred: np.ndarray, true: np.ndarray) -> dict[str, float]:
@@ -82,8 +97,8 @@ JIGSAW_TASK = Task(
     describe=_describe,
     network=lambda sig, hidden: JigsawNet(sig[0][0] * sig[0][1], sig[1][2], hidden),
     tensors=puzzle_tensors,
-    loss=lambda sig, objective: discontinuity_loss(sig[0]),
-    objectives=("unsupervised",),
+    loss=lambda sig, objective: discontinuity_loss(sig[0]) if objective == "unsupervised" else placement_loss,
+    objectives=("unsupervised", "supervised"),
     truth=lambda p: p.truth,
     score=jigsaw_score,
     headline="pieces_in_place",

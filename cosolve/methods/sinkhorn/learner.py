@@ -159,8 +159,10 @@ class PermutationLearner:
         generator = torch.Generator().manual_seed(self.seed)
         rng = np.random.default_rng(self.seed)
         network = task.network(signature, self.hidden)
-        optimizer = torch.optim.Adam(network.parameters(), lr=self.lr)
         data = task.tensors(instances)
+        if hasattr(network, "calibrate"):  # a network that scales its input to the training data
+            network.calibrate(data[0])
+        optimizer = torch.optim.Adam(network.parameters(), lr=self.lr)
         log, running, count = TrainingLog(), 0.0, 0
         started = time.perf_counter()
         for step in range(self.steps):

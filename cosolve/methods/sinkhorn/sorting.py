@@ -24,21 +24,42 @@ from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_posit
 from cosolve.methods.sinkhorn.task import Task
 from cosolve.problems.sorting import Sorting
 
+#: where :meth:`SortingNet.calibrate` puts the training values: ``[OFFSET, OFFSET + 1]``
+INPUT_OFFSET = 10.0
+
 
 class SortingNet(nn.Module):
     """Mena et al. (2018): every number passes alone through one shared network
-    ``1 -> hidden (ReLU) -> n`` whose output is its row of assignment logits."""
+    ``1 -> hidden (ReLU) -> n`` whose output is its row of assignment logits.
+
+    The input is first mapped affinely from the training values' range ``[low, low + span]`` to
+    ``[INPUT_OFFSET, INPUT_OFFSET + 1]`` (buffers set by :meth:`calibrate`, saved with the weights).
+    With PyTorch's initialisation (first-layer weights and biases in [-1, 1]), a hidden unit's kink
+    ``-b / w`` then almost never falls inside the data: every unit starts linear over it, and so do
+    the logits, the shape that sorting needs (logits ``a_j x + c_j`` with slopes growing with the
+    position ``j``). On raw U(0, 1) values the kinks fall inside the range, and the unsupervised
+    loss reached a Kendall tau of 0.985 at N = 100 (one seed 0.972) against 0.9996 on U(10, 11)
+    (``bench/results/sinkhorn.md``), where the values already sat there."""
 
     def __init__(self, n: int, hidden: int = 32) -> None:
         super().__init__()
         self.n = n
         self.layers = nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, n))
+        self.register_buffer("low", torch.zeros(()))
+        self.register_buffer("span", torch.ones(()))
+
+    def calibrate(self, x: torch.Tensor) -> None:
+        """Set the input map from the training values ``x`` (any shape)."""
+        low, high = float(x.min()), float(x.max())
+        self.low.fill_(low)
+        self.span.fill_(max(high - low, 1e-12))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x`` (B, n) -> logits (B, n, n)."""
         if x.shape[-1] != self.n:
             raise ValueError(f"this network sorts {self.n} numbers, got {x.shape[-1]}")
-        return self.layers(x.unsqueeze(-1))
+        z = (x - self.low) / self.span + INPUT_OFFSET
+        return self.layers(z.unsqueeze(-1))
 
 
 def reorder(p: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
