@@ -203,10 +203,10 @@ register_kind(
         ),
         exact=frozenset({"scip", "cpsat"}),
         default_method="ils",
-        default_why="bench/results/tsp-scaling: mean gap at 10 s 0.32% on 13 TSPLIB instances of 100-1,002 cities and "
-        "0.10% on random TSP-100..1000 (ortools-routing 3.25% and 4.45%, greedy 7%); gumbel-sinkhorn, the same search "
-        "from a Sinkhorn start, is level at 10 s and ahead at 1 s on TSPLIB (0.26% against 0.45%) but starts torch "
-        "(about 2 s more per process); the optional lkh extra (non-commercial licence) is at 0.00%",
+        default_why="bench/results/tsp-scaling: mean gap 0.08% on 13 TSPLIB instances of 100-1,002 cities and 0.10% "
+        "on random TSP-100..1000 at 10 s (0.15% and 0.17% at 1 s; ortools-routing 3.25% and 4.45% at 10 s); "
+        "gumbel-sinkhorn, the same search from a Sinkhorn start, is level (0.12%, 0.09%) and starts torch; the "
+        "optional lkh extra (non-commercial licence) is at 0.00%",
         plot=draw_tour,
     )
 )
