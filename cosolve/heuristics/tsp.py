@@ -135,13 +135,11 @@ def edge_greedy_kernel(points: np.ndarray, metric: int, edges: np.ndarray, order
 
 
 @njit(cache=True)
-def candidate_distances_kernel(points: np.ndarray, metric: int, neighbors: np.ndarray) -> np.ndarray:
-    """(n, K) float64: the distance from each city to each of its candidates."""
-    n, k = neighbors.shape
-    out = np.empty((n, k))
-    for i in range(n):
-        for t in range(k):
-            out[i, t] = distance(points, metric, i, neighbors[i, t])
+def pair_distances_kernel(points: np.ndarray, metric: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(m,) float64: the distance between cities ``a[k]`` and ``b[k]`` (both (m,) int64)."""
+    out = np.empty(a.size)
+    for k in range(a.size):
+        out[k] = distance(points, metric, a[k], b[k])
     return out
 
 
@@ -245,7 +243,7 @@ def greedy_edge_tour(
     if n < 3:
         return np.arange(n, dtype=np.int64)
     edges = np.stack([np.repeat(np.arange(n), k), neighbors.ravel()], axis=1)
-    lengths = candidate_distances_kernel(points, metric, neighbors).ravel()
+    lengths = pair_distances_kernel(points, metric, edges[:, 0].copy(), edges[:, 1].copy())
     order = np.argsort(lengths, kind="stable") if scores is None else np.lexsort((lengths, -np.asarray(scores).ravel()))
     return edge_greedy_kernel(points, metric, edges, order.astype(np.int64))
 

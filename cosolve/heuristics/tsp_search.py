@@ -153,7 +153,7 @@ def _try_or_opt(
             gain = distance(points, metric, p, first) + distance(points, metric, last, q) - distance(points, metric, p, q)
             if gain <= 0.0:
                 continue
-            for end in range(2):
+            for end in range(1 if length == 1 else 2):  # a one-city segment has one end
                 e = first if end == 0 else last
                 other = last if end == 0 else first
                 for t in range(neighbors.shape[1]):

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cosolve.heuristics.tsp import candidate_distances_kernel, candidate_lists, greedy_edge_tour
+from cosolve.heuristics.tsp import candidate_lists, greedy_edge_tour, pair_distances_kernel
 from cosolve.heuristics.tsp_search import TourSearch, iterated_local_search
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
 from cosolve.methods.sinkhorn.sparse import SparsePattern, sparse_gumbel_sinkhorn, sparse_temperature
@@ -111,9 +111,7 @@ def solve_tsp_sinkhorn(
     lists = candidate_lists(points, neighbors, metric=metric)
     pattern = SparsePattern.symmetric(lists)
     index = pattern.index_of(np.repeat(np.arange(problem.n), lists.shape[1]), lists.ravel()).reshape(lists.shape)
-    edge_lengths = np.empty(len(pattern.rows))
-    edge_lengths[index.ravel()] = candidate_distances_kernel(points, metric, lists).ravel()
-    edge_lengths[pattern.reverse.numpy()[index.ravel()]] = edge_lengths[index.ravel()]
+    edge_lengths = pair_distances_kernel(points, metric, pattern.rows.numpy(), pattern.cols.numpy())
     lengths = torch.tensor(edge_lengths / max(float(edge_lengths.mean()), 1e-12), dtype=torch.float32)
 
     best: list[TourSearch] = []
@@ -148,11 +146,10 @@ def solve_tsp_sinkhorn(
     stats.seconds = time.perf_counter() - started
     if p is not None and not stop():
         decode(heat(logits.detach(), pattern, index))
-        if p is not None:
-            for sample in heat(p, pattern, index):
-                if stop():
-                    break
-                decode(sample)
+        for sample in heat(p, pattern, index):
+            if stop():
+                break
+            decode(sample)
     if not best:  # no step ran or no decoding finished: the greedy edge tour by length
         search = TourSearch(points, metric, lists, greedy_edge_tour(points, lists, metric=metric))
         offer(search.tour, search.length)
