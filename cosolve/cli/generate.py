@@ -13,11 +13,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "generate",
-        help="write random instances of a named distribution (graphs as DIMACS, set covers as OR-Library)",
+        help="write random instances of a named distribution (graphs as DIMACS, set covers as OR-Library, TSPs as TSPLIB)",
         description="Write COUNT instances of DIST to OUT/DIST-SEED.EXT, for seeds FIRST..FIRST+COUNT-1, in the native "
-        "format of their problem kind (graphs: DIMACS .col; set cover: OR-Library .txt). The same seed always gives the "
-        "same instance. Training uses seeds from 1,000,000 and validation from 500,000, so test seeds below 500,000 "
-        f"never meet a training instance. Distributions: {', '.join(DISTRIBUTIONS)} (cosolve.generators.distributions).",
+        "format of their problem kind (graphs: DIMACS .col; set cover: OR-Library .txt; TSP: TSPLIB .tsp). "
+        "The same seed always gives the same instance. Training uses seeds from 1,000,000 and validation from 500,000, "
+        "so test seeds below 500,000 never meet a training instance. "
+        f"Distributions: {', '.join(DISTRIBUTIONS)} (cosolve.generators.distributions).",
     )
     p.add_argument("dist", help="distribution name")
     p.add_argument("--count", "-n", type=int, default=100, help="number of instances (default 100)")

@@ -21,10 +21,11 @@ rail         rail-like set cover (:func:`cosolve.generators.setcover.rail_like`)
              three runs of consecutive rows, costs 1 or 2
 rail-scattered  the same sizes and costs, each column's rows drawn one by one in a window of up
              to 8 times their number: a much weaker LP bound (about 30% below the best cover)
+tsp-uniform  TSP, n in 100..500 cities uniform in [0, 10,000]^2, integer coordinates (EUC_2D)
 ============ ===========================================================================
 
-Graph distributions make any of the graph problems (the ``problem`` argument); ``balas-ho``
-makes set covers.
+Graph distributions make any of the graph problems (the ``problem`` argument); the set cover
+ones make set covers; ``tsp-uniform`` makes TSPs.
 """
 
 from __future__ import annotations
@@ -156,6 +157,14 @@ def rail_scattered(seed: int, problem: str = "setcover") -> SetCover:
     return rail_like(*_rail_size(seed), max_pieces=None, spread=8.0, seed=seed)
 
 
+def tsp_uniform(seed: int, problem: str = "tsp") -> Problem:
+    """A TSP of 100..500 cities uniform in the square (:func:`cosolve.generators.tsp.random_tsp`)."""
+    from cosolve.generators.tsp import random_tsp
+
+    n = int(np.random.default_rng([seed, 0x75]).integers(100, 501))
+    return random_tsp(n, seed=seed)
+
+
 @dataclass(frozen=True)
 class Distribution:
     """A named instance distribution: ``draw(seed, problem)`` makes one instance of a kind in
@@ -202,6 +211,7 @@ DISTRIBUTIONS: dict[str, Distribution] = {
         Distribution("orlib-nr", orlib_nr, ("setcover",)),
         Distribution("rail", rail, ("setcover",)),
         Distribution("rail-scattered", rail_scattered, ("setcover",)),
+        Distribution("tsp-uniform", tsp_uniform, ("tsp",)),
     )
 }
 

@@ -191,8 +191,8 @@ def model_card(title: str, about: str, config: dict[str, Any], meta: dict[str, A
 
 - parameters: {parameters}
 - trained on: {meta.get("data", "(unknown)")}
-- validation ({meta.get("validation", "")}): **{meta.get("validation_objective", nan):.4f}**, mean terminal energy
-  {meta.get("validation_energy", nan):.4f}
+- validation ({meta.get("validation", "")}): **{meta.get("validation_objective", nan):.4f}**,
+  {meta.get("energy_label", "mean terminal energy")} {meta.get("validation_energy", nan):.4f}
 - training: {meta.get("trained_seconds")} s wall-clock until this checkpoint, {meta.get("iterations")} iterations,
   {meta.get("processes", 1)} process(es) x {meta.get("threads")} thread(s), seed {meta.get("seed")}, torch {meta.get("torch")}
 - command: `{meta.get("command") or "(Python API)"}`

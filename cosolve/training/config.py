@@ -1,6 +1,6 @@
-"""The hyperparameters every adjoint-matching policy shares (:class:`AdjointConfig`, the base of
-each method's config, stored in its checkpoints) and the training options that set them
-(:func:`adjoint_options`). Imports no torch."""
+"""Hyperparameters stored in checkpoints: what the training loop reads (:class:`TrainingConfig`),
+what every adjoint-matching policy shares (:class:`AdjointConfig`, the base of the ``cam`` and
+``glns`` configs) and the training options that set them (:func:`adjoint_options`). Imports no torch."""
 
 from __future__ import annotations
 
@@ -13,16 +13,13 @@ from cosolve.errors import InputError
 
 
 @dataclass
-class AdjointConfig:
-    """The policy network (``hidden`` units, ``layers``, ``time_features``, ``initial_flip``: the
-    flip probability of the untrained policy) and the trainer's settings (``steps`` T and
-    ``chains`` K per rollout, ``snapshots`` in the loss, ``clips``, Adam's ``lr``, the entropy
-    weight from ``tau_start`` to ``tau_end``, ``grad_clip``, ``compare`` (the weight of the
-    targets that compare chains; 0: adjoint targets only), ``validation_share`` of a fixed set
-    held out, ``validate_every`` seconds, ``iterations``: 0 for no limit). Subclasses name their
-    ``policy_class`` (``"module:Class"``), the ``checkpoint_format`` tag, the fields of their
-    batch size (``batch_field``) and validation size (``validation_field``), add their own
-    fields and may change defaults."""
+class TrainingConfig:
+    """The settings :func:`cosolve.training.loop.train` reads: Adam's ``lr``, the annealed setting
+    ``tau`` from ``tau_start`` to ``tau_end`` over the budget (what it weighs is the task's),
+    ``validation_share`` of a fixed set held out, ``validate_every`` seconds, ``iterations`` (0 for
+    no limit). Subclasses name their ``policy_class`` (``"module:Class"``), the
+    ``checkpoint_format`` tag, the fields of their batch size (``batch_field``) and validation
+    size (``validation_field``), add their own fields (all with defaults) and may change defaults."""
 
     policy_class: ClassVar[str]
     #: names the model in messages and model cards ("CAM")
@@ -33,31 +30,19 @@ class AdjointConfig:
     batch_field: ClassVar[str]
     validation_field: ClassVar[str]
 
-    hidden: int = 32
-    layers: int = 3
-    time_features: int = 8
-    initial_flip: float = 0.1
-    steps: int = 16
-    chains: int = 8
-    snapshots: int = 4
-    clips: int = 1
     lr: float = 1e-3
     tau_start: float = 1.0
     tau_end: float = 0.0
-    grad_clip: float = 1.0
-    compare: float = 0.0
     validation_share: float = 0.2
     validate_every: float = 60.0
     iterations: int = 0
 
     def policy(self) -> Any:
-        """A freshly initialised policy network (torch) of these dimensions."""
-        module, _, name = self.policy_class.partition(":")
-        network = getattr(importlib.import_module(module), name)
-        return network(hidden=self.hidden, layers=self.layers, time_features=self.time_features, initial_flip=self.initial_flip)
+        """A freshly initialised network (torch) of these dimensions."""
+        raise NotImplementedError
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> AdjointConfig:
+    def from_dict(cls, data: dict[str, Any]) -> TrainingConfig:
         """The config a checkpoint stored (one written before a setting existed gets its default)."""
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
@@ -69,6 +54,32 @@ class AdjointConfig:
     def upgrade(cls, data: dict[str, Any]) -> dict[str, Any]:
         """Settings stored by an older cosolve, as this one reads them."""
         return data
+
+
+@dataclass
+class AdjointConfig(TrainingConfig):
+    """:class:`TrainingConfig` of an adjoint-matching flip policy: the network (``hidden`` units,
+    ``layers``, ``time_features``, ``initial_flip``: the flip probability of the untrained policy)
+    and the rollouts (``steps`` T and ``chains`` K per rollout, ``snapshots`` in the loss,
+    ``clips``, ``grad_clip``, ``compare``: the weight of the targets that compare chains; 0:
+    adjoint targets only); ``tau`` is the entropy weight."""
+
+    hidden: int = 32
+    layers: int = 3
+    time_features: int = 8
+    initial_flip: float = 0.1
+    steps: int = 16
+    chains: int = 8
+    snapshots: int = 4
+    clips: int = 1
+    grad_clip: float = 1.0
+    compare: float = 0.0
+
+    def policy(self) -> Any:
+        """A freshly initialised policy network (torch) of these dimensions."""
+        module, _, name = self.policy_class.partition(":")
+        network = getattr(importlib.import_module(module), name)
+        return network(hidden=self.hidden, layers=self.layers, time_features=self.time_features, initial_flip=self.initial_flip)
 
 
 def adjoint_options(defaults: AdjointConfig, *, network: str, instance: str) -> dict[str, Option]:

@@ -54,7 +54,7 @@ class AdjointMethod(Method):
         return getattr(importlib.import_module(module), name)(config)
 
     def fit(self, data: TrainingData, ctx: FitContext) -> AdjointMethod:
-        from cosolve.training.adjoint import train
+        from cosolve.training.loop import train
 
         if data.kind not in self.problems:
             raise UsageError(f"method {self.name} trains on {', '.join(sorted(self.problems))} instances, not {data.kind}")
@@ -66,7 +66,7 @@ class AdjointMethod(Method):
         return self
 
     def save(self, folder: str | Path) -> None:
-        from cosolve.training.adjoint import save_model
+        from cosolve.training.loop import save_model
 
         model = getattr(self, "model_", None)
         if model is None:

@@ -10,7 +10,8 @@ from typing import Any, TextIO
 @dataclass
 class Validation:
     """A validation of the current model: the method's score on the held-out instances (see its
-    task's ``validate``) and the mean terminal energy of the sampled chains."""
+    task's ``validate``) and a second one, its ``energy`` (CAM, GLNS: the mean terminal energy of
+    the sampled chains; its task's ``energy_label``), that breaks ties."""
 
     objective: float
     energy: float

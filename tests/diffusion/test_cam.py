@@ -11,7 +11,7 @@ from cosolve.diffusion.cam import CAMConfig, CAMTask, load_checkpoint
 from cosolve.diffusion.policy import GraphTensors
 from cosolve.errors import InputError
 from cosolve.generators.graphs import erdos_renyi
-from cosolve.training.adjoint import save_model
+from cosolve.training.loop import save_model
 
 TINY = dict(
     hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=2, snapshots=3, validation_graphs=4, validation_chains=4

@@ -11,7 +11,7 @@ from cosolve.diffusion.cam import CAMConfig, CAMTask
 from cosolve.errors import InputError, UsageError
 from cosolve.generators.distributions import sample_graph
 from cosolve.generators.graphs import erdos_renyi
-from cosolve.training.adjoint import save_model
+from cosolve.training.loop import save_model
 from tests.oracles import brute_force_binary
 
 KINDS = ["mis", "maxclique", "maxcut", "mds"]

@@ -99,8 +99,8 @@ def test_fit_on_a_folder_of_files_holds_out_a_validation_share(tmp_path):
 def test_a_resumed_run_continues_the_saved_one(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.diffusion.cam import CAMConfig, CAMTask
-    from cosolve.training.adjoint import train
     from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=0, iterations=4)  # fmt: skip

@@ -4,14 +4,16 @@
   puzzles of one grid and piece shape), a solve decodes the trained network's logits with the
   Hungarian algorithm (:mod:`cosolve.methods.sinkhorn.sorting`,
   :mod:`cosolve.methods.sinkhorn.jigsaw_net`); a jigsaw arrangement is then polished by pairwise swaps.
+  TSP instances (of any sizes, or the ``tsp-uniform`` distribution) train an edge network
+  (:mod:`cosolve.methods.sinkhorn.tour_net`, through :mod:`cosolve.training.loop`: validated,
+  checkpointed, resumable) whose logits start the per-instance TSP latent below.
 - Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
   offering the incumbent as it goes: for sorting until it is sorted, the time limit or
-  ``latent_steps``; for TSP (always per instance: :mod:`cosolve.methods.sinkhorn.routing`) a sparse
+  ``latent_steps``; for TSP (:mod:`cosolve.methods.sinkhorn.routing`) a sparse
   successor permutation on candidate edges for ``latent_steps`` or ``sinkhorn_share`` of the time
   limit, each decoded tour brought to a 2-opt + Or-opt optimum, then an iterated local search from the
   best until the time limit; jigsaw in runs of ``latent_steps`` restarted until the time limit
   (:mod:`cosolve.methods.sinkhorn.jigsaw`), each arrangement polished by pairwise swaps.
-  TSP has no ``fit``.
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ OPTIONS: dict[str, Option] = {
 
 #: options that shape training only (``fit``); the schedule options above serve both
 FIT_OPTIONS: dict[str, Option] = {
-    "steps": Option(int, 1000, "training steps of fit", minimum=0),
+    "steps": Option(int, 1000, "training steps of fit (tsp: 0 = until the training time)", minimum=0),
     "batch_size": Option(int, 32, "instances per training step", minimum=1),
+    "validate_every": Option(float, 30.0, "tsp: seconds of training between validations", minimum=0),
     "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=1e-12),
     "objective": Option(
         str, "unsupervised", "training loss: unsupervised or supervised (fit only)", choices=("unsupervised", "supervised")
@@ -68,7 +71,10 @@ FIT_OPTIONS: dict[str, Option] = {
     "hidden": Option(int, 32, "hidden units of the network", minimum=1),
 }
 
-_LEARNER_KEYS = ("temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost", *FIT_OPTIONS)
+_LEARNER_KEYS = (
+    "temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost",
+    *(k for k in FIT_OPTIONS if k != "validate_every"),  # the TSP network's only
+)  # fmt: skip
 
 
 @register
@@ -94,15 +100,29 @@ class GumbelSinkhorn(Method):
             optimizer = torch.optim.Adam([x], lr=0.1)
             (x * x).sum().backward()
             optimizer.step()
-        if self.config["checkpoint"] and getattr(self, "learner_", None) is None:
-            from cosolve.methods.sinkhorn.learner import PermutationLearner
+        if self.config["checkpoint"]:
             from cosolve.training.checkpoint import resolve_checkpoint
 
-            self.learner_ = PermutationLearner.load(resolve_checkpoint(self.config["checkpoint"], None, ""))
+            if problem.kind == "tsp" and getattr(self, "tour_net_", None) is None:
+                from cosolve.methods.sinkhorn.tour_net import load_tour_net
+
+                self.tour_net_ = load_tour_net(resolve_checkpoint(self.config["checkpoint"], None, ""))
+            elif problem.kind != "tsp" and getattr(self, "learner_", None) is None:
+                from cosolve.methods.sinkhorn.learner import PermutationLearner
+
+                self.learner_ = PermutationLearner.load(resolve_checkpoint(self.config["checkpoint"], None, ""))
         super().prepare(problem)
 
     def save(self, folder: str | Path) -> None:
         learner = getattr(self, "learner_", None)
+        tour_net = getattr(self, "tour_net_", None)
+        if tour_net is not None and (learner is None or getattr(self, "fitted_kind_", "") == "tsp"):
+            from cosolve.methods.sinkhorn.tour_net import TourNetTask
+            from cosolve.training.loop import save_model
+
+            policy, config, meta = tour_net
+            save_model(Path(folder), TourNetTask(config), policy, meta)
+            return
         if learner is None:
             raise UsageError("gumbel-sinkhorn has no fitted network to save: call fit first")
         learner.save(folder, {"data": getattr(self, "data_", "")})
@@ -115,7 +135,7 @@ class GumbelSinkhorn(Method):
 
         task = data.kind
         if task == "tsp":
-            raise UsageError("gumbel-sinkhorn solves tsp per instance (a latent permutation): call solve without fit")
+            return self._fit_tours(data, ctx)
         if task not in self.problems:
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
         if not isinstance(data, FixedInstances):
@@ -126,6 +146,30 @@ class GumbelSinkhorn(Method):
         ctx.threads_ready()
         self.learner_ = learner.fit(data.instances)
         self.data_ = data.describe()
+        self.fitted_kind_ = task
+        self.__dict__.pop("_prepared_kinds", None)  # warm up again with the network
+        return self
+
+    def _fit_tours(self, data: TrainingData, ctx: FitContext) -> GumbelSinkhorn:
+        """Train the TSP edge network (:mod:`cosolve.methods.sinkhorn.tour_net`) on ``data``."""
+        from cosolve.methods.sinkhorn.tour_net import TourNetConfig, TourNetTask
+        from cosolve.training.loop import train
+
+        o = self.config
+        if o["objective"] != "unsupervised":
+            raise UsageError("the TSP edge network trains without labels: objective=unsupervised")
+        fixed = o["temperature"] == "fixed"
+        config = TourNetConfig(
+            hidden=o["hidden"], neighbors=o["neighbors"], samples=o["samples"], sinkhorn_iterations=o["iterations"],
+            temperature=o["temperature"], threshold=o["threshold"], max_boost=o["max_boost"],
+            cycle_penalty=o["cycle_penalty"], batch_size=o["batch_size"], lr=o["lr"],
+            tau_start=o["fixed"] if fixed else o["start"], tau_end=o["fixed"] if fixed else o["end"],
+            validate_every=o["validate_every"], iterations=o["steps"],
+        )  # fmt: skip
+        policy, progress, meta = train(TourNetTask(config), data, ctx)
+        self.tour_net_ = (policy, config, meta)
+        self.training_ = progress
+        self.fitted_kind_ = "tsp"
         self.__dict__.pop("_prepared_kinds", None)  # warm up again with the network
         return self
 
@@ -157,6 +201,15 @@ class GumbelSinkhorn(Method):
 
         o, deadline = ctx.options, ctx.deadline
         seed_numba_random(ctx.seed)
+        initial = None
+        tour_net = getattr(self, "tour_net_", None)
+        if tour_net is not None:
+            from cosolve.methods.sinkhorn.tour_net import network_logits
+
+            policy, config, _ = tour_net
+            if o["neighbors"] != config.neighbors:
+                raise UsageError(f"this TSP network was trained with neighbors={config.neighbors}; solve with the same")
+            initial = lambda graph: network_logits(policy, graph)  # noqa: E731
         bounded = o["rounds"] > 0 or math.isinf(deadline.time_limit)
         phase_end = o["sinkhorn_share"] * deadline.time_limit
         stats = solve_tsp_sinkhorn(
@@ -164,8 +217,10 @@ class GumbelSinkhorn(Method):
             lr=o["latent_lr"], samples=o["samples"], iterations=o["iterations"], seed=ctx.seed,
             stop=lambda: deadline.stop_requested, sinkhorn_stop=lambda: deadline.elapsed() >= phase_end,
             neighbors=o["neighbors"], cycle_penalty=o["cycle_penalty"], kicks=KICKS_PER_CITY * problem.n if bounded else 0,
+            initial=initial,
         )  # fmt: skip
-        out = {"sinkhorn_steps": stats.steps, "sinkhorn_seconds": round(stats.seconds, 4), "decoded": stats.decoded,
+        out = {"start": "noise" if initial is None else "network", "sinkhorn_steps": stats.steps,
+               "sinkhorn_seconds": round(stats.seconds, 4), "decoded": stats.decoded,
                "decoded_best": stats.decoded_best, "kicks": stats.kicks}  # fmt: skip
         return Outcome(Termination.TIME_LIMIT if deadline.stop_requested else Termination.COMPLETED, stats=out)
 

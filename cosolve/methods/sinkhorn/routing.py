@@ -48,6 +48,33 @@ class SinkhornTourStats:
     kicks: int = 0
 
 
+@dataclass(frozen=True)
+class CandidateGraph:
+    """An instance's candidate edges: ``lists`` (n, K) each city's nearest cities, the symmetric
+    ``pattern`` of the edges in both directions (E entries), ``index`` (n, K) the entry of each
+    (i, ``lists[i, t]``), ``edge_lengths`` (E,) float64 and ``lengths`` (E,) float32 the same in
+    units of their mean (the loss's scale)."""
+
+    points: np.ndarray
+    metric: int
+    lists: np.ndarray
+    pattern: SparsePattern
+    index: np.ndarray
+    edge_lengths: np.ndarray
+    lengths: torch.Tensor
+
+    @staticmethod
+    def of(problem: TSP, neighbors: int) -> CandidateGraph:
+        """The graph of ``problem``'s ``neighbors`` nearest cities per city."""
+        points, metric = problem.points, problem.metric_code
+        lists = candidate_lists(points, neighbors, metric=metric)
+        pattern = SparsePattern.symmetric(lists)
+        index = pattern.index_of(np.repeat(np.arange(problem.n), lists.shape[1]), lists.ravel()).reshape(lists.shape)
+        edge_lengths = pair_distances_kernel(points, metric, pattern.rows.numpy(), pattern.cols.numpy())
+        lengths = torch.tensor(edge_lengths / max(float(edge_lengths.mean()), 1e-12), dtype=torch.float32)
+        return CandidateGraph(points, metric, lists, pattern, index, edge_lengths, lengths)
+
+
 class Adam:
     """Adam (Kingma & Ba 2015, the defaults of ``torch.optim.Adam``) on one tensor. Written out
     because constructing ``torch.optim.Adam`` imports ``torch._dynamo``, about 2 s of a TSP solve's
@@ -102,17 +129,17 @@ def solve_tsp_sinkhorn(
     cycle_penalty: float = 1.0,
     decode_every: int = 50,
     kicks: int = 0,
+    initial: Callable[[CandidateGraph], torch.Tensor] | None = None,
 ) -> SinkhornTourStats:
     """The Sinkhorn phase (until ``steps`` or ``sinkhorn_stop()``), then ILS from the best decoded
     tour until ``stop()`` (or, with ``kicks`` > 0, after that many rounds); ``offer(tour, length)``
-    sees every local optimum that improves on the best so far. Seed numba's random state first."""
+    sees every local optimum that improves on the best so far. ``initial(graph)``: starting logits
+    (E,) (a network trained across instances, :mod:`cosolve.methods.sinkhorn.tour_net`), decoded
+    before the first step; without it the logits start as small noise. Seed numba's random state first."""
     stats = SinkhornTourStats()
-    points, metric = problem.points, problem.metric_code
-    lists = candidate_lists(points, neighbors, metric=metric)
-    pattern = SparsePattern.symmetric(lists)
-    index = pattern.index_of(np.repeat(np.arange(problem.n), lists.shape[1]), lists.ravel()).reshape(lists.shape)
-    edge_lengths = pair_distances_kernel(points, metric, pattern.rows.numpy(), pattern.cols.numpy())
-    lengths = torch.tensor(edge_lengths / max(float(edge_lengths.mean()), 1e-12), dtype=torch.float32)
+    graph = CandidateGraph.of(problem, neighbors)
+    points, metric, lists = graph.points, graph.metric, graph.lists
+    pattern, index, lengths = graph.pattern, graph.index, graph.lengths
 
     best: list[TourSearch] = []
 
@@ -127,7 +154,11 @@ def solve_tsp_sinkhorn(
             offer(search.tour, search.length)
 
     generator = torch.Generator().manual_seed(seed)
-    logits = (torch.randn(len(pattern.rows), generator=generator) * 0.01).requires_grad_(True)
+    if initial is None:
+        logits = (torch.randn(len(pattern.rows), generator=generator) * 0.01).requires_grad_(True)
+    else:
+        logits = initial(graph).detach().float().clone().requires_grad_(True)
+        decode(heat(logits.detach(), pattern, index))
     adam = Adam(logits, lr)
     started = time.perf_counter()
     p = None

@@ -76,11 +76,6 @@ def test_the_sinkhorn_phase_keeps_to_its_share_of_the_time_limit():
     assert result.stats["kicks"] > 0
 
 
-def test_fit_on_tsp_is_refused():
-    with pytest.raises(UsageError, match="per instance"):
-        Solver("gumbel-sinkhorn").fit([random_tsp(5, seed=0)])
-
-
 def test_training_options_on_a_solve_without_fit_are_refused():
     expected = r"lr=0\.1, objective='supervised': training option\(s\) of method gumbel-sinkhorn, used by fit only"
     with pytest.raises(UsageError, match=expected):
