@@ -4,7 +4,7 @@ Per design (5 and 10 factors with 3 levels, 20 factors with 2 levels; a random t
 effects and sparse two-way interactions, ``cosolve.problems.conjoint.synthetic.random_truth``, seed = number
 of factors) and per number of respondents n (5 forced-choice tasks each), 200 replicates: simulate,
 fit the identity-link model with interactions (respondent-clustered covariance), compute the
-L2-penalised average-case optimum (``lam`` = 1; closed form, falling back to gradient ascent) and
+L2-penalised average-case optimum (``lam`` = 1; the exact QP on the simplices, the closed form on its support) and
 its delta-method standard errors, and compare with the optimum of the true parameters:
 
 - ``pi_rmse``: RMS error of the policy probabilities; ``value_error``: Q-hat - Q*, where
@@ -48,7 +48,7 @@ def truth_for(factors: int):
 
 def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
     from cosolve.methods.conjoint.average import average_case
-    from cosolve.methods.conjoint.policy import closed_form, policy_value
+    from cosolve.methods.conjoint.policy import solve_policy_qp
     from cosolve.problems.conjoint.fit import fit_outcome_model
     from cosolve.problems.conjoint.model import OutcomeModel
     from cosolve.problems.conjoint.synthetic import simulate
@@ -56,10 +56,10 @@ def run_one(factors: int, n: int, replicate: int, lam: float) -> dict:
     truth = truth_for(factors)
     params = truth.params("identity", True)
     true_model = OutcomeModel(truth.design, "identity", True, params, np.zeros((params.size, params.size)), forced_choice=True)
-    target = closed_form(true_model, lam)
-    if not target.ok:
-        raise SystemExit(f"{factors} factors, lambda {lam}: the true optimum is not interior ({target.reason})")
-    true_value = policy_value(true_model, target.pi)
+    target = solve_policy_qp(true_model, lam)
+    if not target.support.all():
+        raise SystemExit(f"{factors} factors, lambda {lam}: the true optimum is not interior")
+    true_value = target.value
     started = time.perf_counter()
     data = simulate(truth, n, 5, seed=100_000 * factors + 1000 * replicate + n % 997)
     model = fit_outcome_model(data, link="identity", interactions=True)

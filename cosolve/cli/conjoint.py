@@ -15,6 +15,75 @@ import numpy as np
 from cosolve.cli.solve import check_output
 from cosolve.errors import UsageError
 
+#: the JSON object of ``--mode average`` (``--help`` lists these fields; a test holds them to the output)
+AVERAGE_FIELDS = {
+    "mode": "average",
+    "data": "the file read",
+    "respondents": "respondents fitted",
+    "rows": "profiles fitted",
+    "lambda": "the penalty weight",
+    "penalty": "l2 or kl",
+    "link": "identity or logit",
+    "solver": "qp (the exact QP on the simplices) or gradient",
+    "note": "what to know about the optimum (not concave, on the boundary), or empty",
+    "certificate": "global, local (strict local maximum) or kkt (first-order only) for qp; null otherwise",
+    "value": "Q(pi*), the plug-in optimal value",
+    "value_se": "its delta-method standard error",
+    "p0_value": "Q(p0), the randomisation's value",
+    "value_bias": "the plug-in value's estimated upward bias (null: not computed)",
+    "value_ci": "95% interval [low, high] for the optimal value, bias-corrected when value_bias is known",
+    "policy": "{factor: {level: {p, se, p0}}}: the optimal probability of each level, its standard error, "
+    "its randomisation probability",
+    "interactions": "whether the model has two-way interactions",
+    "parameters": "parameters of the outcome model",
+    "estimator": "exact, or enumerate/mc for the logit link",
+    "value_mc_se": "Monte Carlo standard error of the value (0 when exact)",
+    "timings": "seconds per step: read, fit, optimize, delta (the delta method and bias)",
+    "fit_seconds": "seconds reading and fitting (timings.read + timings.fit)",
+    "optimize_seconds": "seconds optimising and in the delta method (timings.optimize + timings.delta)",
+    "seconds": "seconds from reading the data to the result",
+    "plot": "the --plot file or null",
+}
+#: the JSON object of ``--mode minimax``
+MINIMAX_FIELDS = {
+    "mode": "minimax",
+    "data": "the file read",
+    "respondents": "respondents in the data",
+    "lambda": "the penalty weight",
+    "penalty": "l2 or kl",
+    "link": "identity or logit",
+    "primaries": "whether nominees come out of primaries",
+    "parties": "[A, B]",
+    "value": "A's equilibrium vote share (= vote_share)",
+    "value_se": "its delta-method standard error (= vote_share_se)",
+    "vote_share": "A's equilibrium vote share",
+    "vote_share_se": "its delta-method standard error",
+    "vote_share_mc_se": "Monte Carlo standard error of the vote share (0 when exact)",
+    "exploitability": "both parties' best-response gaps summed (0 at an equilibrium)",
+    "divergence": "RMS difference of the two parties' policies",
+    "converged": "whether the exploitability is within tolerance",
+    "estimator": "mc or enumerate",
+    "iterations": "solver iterations",
+    "policy": "{party: {factor: {level: {p, se, p0}}}}: each party's equilibrium policy",
+    "averaging": "{vote_share, worst_case_A, worst_case_B} if both parties averaged instead",
+    "timings": "seconds per step: read, fit, equilibrium, best_responses, delta, averaging",
+    "seconds": "seconds from reading the data to the result",
+    "plot": "the --plot file or null",
+}
+
+
+def _fields_help() -> str:
+    def block(title: str, fields: dict[str, str]) -> str:
+        return title + "\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items())
+
+    return "\n\n".join(
+        [
+            "--json prints one object; its fields:",
+            block("--mode average:", AVERAGE_FIELDS),
+            block("--mode minimax:", MINIMAX_FIELDS),
+        ]
+    )
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -29,14 +98,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="fit the outcome model and optimise a policy",
         description="Fit the outcome model (main effects and two-way interactions, respondent-clustered "
         "covariance) and optimise a product-of-categorical policy over the design: 'average' maximises "
-        "Q(pi) - lambda Pen(pi, p0); 'minimax' finds the two parties' equilibrium. Prints the value and "
-        "policy with delta-method standard errors (or one JSON object with --json).",
+        "Q(pi) - lambda Pen(pi, p0) (identity link, L2 penalty: exactly, as a QP on the product of simplices); "
+        "'minimax' finds the two parties' equilibrium. Prints the value and policy with delta-method standard "
+        "errors (or one JSON object with --json, whose fields are listed below).",
+        epilog=_fields_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     o.add_argument("data", help="long-format conjoint CSV (one row per profile), or 'ono_burden' for the bundled data")
     o.add_argument("--mode", choices=("average", "minimax"), default="average")
     o.add_argument("--lambda", dest="lam", type=float, default=0.5, help="penalty weight (default 0.5)")
     o.add_argument("--penalty", choices=("l2", "kl"), default="l2")
-    o.add_argument("--solver", choices=("auto", "closed-form", "gradient"), default="auto", help="average mode's optimiser")
+    o.add_argument(
+        "--solver",
+        choices=("auto", "qp", "closed-form", "gradient"),
+        default="auto",
+        help="average mode's optimiser: qp (identity link, L2 penalty: the active-set QP, the closed form on the "
+        "optimum's support; closed-form is another name for it) or gradient (softmax logits); auto: qp where it "
+        "applies, else gradient",
+    )
     o.add_argument(
         "--link",
         choices=("identity", "logit"),
@@ -106,6 +185,7 @@ def _optimize(args: argparse.Namespace) -> int:
         raise UsageError(f"--lambda must be non-negative, got {args.lam:g}")
     started = time.perf_counter()
     data, path = load(args)
+    read_seconds = time.perf_counter() - started
     check_output(args.plot, str(path), "--plot")
     if args.plot:
         from cosolve.cli.plots import check_plot_format
@@ -114,26 +194,31 @@ def _optimize(args: argparse.Namespace) -> int:
     if args.mode == "minimax":
         from cosolve.cli.conjoint_minimax import run_minimax
 
-        return run_minimax(args, data, path, started)
+        return run_minimax(args, data, path, started, read_seconds)
     from cosolve.methods.conjoint.average import average_case
     from cosolve.problems.conjoint.fit import fit_outcome_model
 
+    fit_started = time.perf_counter()
     model = fit_outcome_model(data, link=args.link, interactions=not args.no_interactions)
-    fit_seconds = time.perf_counter() - started
+    fit_seconds = time.perf_counter() - fit_started
     result = average_case(model, args.lam, penalty=args.penalty, solver=args.solver)
     if args.plot:
         from cosolve.methods.conjoint.plot import plot_policies
 
         title = f"{path.stem}: average-case policy, {args.penalty} lambda = {args.lam:g}, value {result.value:.3f}"
         plot_policies(model.design, {"optimal policy": (result.pi, result.pi_se)}, args.plot, title)
+    timings = {"read": read_seconds, "fit": fit_seconds, "optimize": result.timings.get("optimize", result.seconds),
+               "delta": result.timings.get("delta", 0.0)}  # fmt: skip
     out: dict[str, Any] = {
         "mode": "average", "data": str(path), "respondents": data.n_respondents, "rows": len(data),
         "lambda": args.lam, "penalty": args.penalty, "link": args.link, "solver": result.solver, "note": result.note,
+        "certificate": result.extra.get("certificate"),
         "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
         "value_bias": _finite(result.value_bias), "value_ci": list(result.value_interval()),
         "policy": result.policy_table(model), "interactions": model.interactions,
-        "parameters": int(model.params.size), "fit_seconds": fit_seconds, "optimize_seconds": result.seconds,
-        "estimator": result.extra.get("estimator", "exact"), "value_mc_se": result.extra.get("mc_se", 0.0),
+        "parameters": int(model.params.size), "estimator": result.extra.get("estimator", "exact"),
+        "value_mc_se": result.extra.get("mc_se", 0.0), "timings": timings,
+        "fit_seconds": read_seconds + fit_seconds, "optimize_seconds": result.seconds,
         "seconds": time.perf_counter() - started, "plot": args.plot,
     }  # fmt: skip
     if args.json:
@@ -141,8 +226,12 @@ def _optimize(args: argparse.Namespace) -> int:
         return 0
     terms = "main effects and two-way interactions" if model.interactions else "main effects"
     print(f"{path.name}: {len(data)} profiles, {data.n_respondents} respondents")
-    print(f"outcome model: {args.link} link, {model.params.size} parameters ({terms}), fit in {fit_seconds:.2f} s")
-    print(f"average-case policy, {args.penalty} penalty, lambda {args.lam:g}: {result.solver} in {result.seconds:.2f} s")
+    print(f"outcome model: {args.link} link, {model.params.size} parameters ({terms}), read in {read_seconds:.2f} s, "
+          f"fit in {fit_seconds:.2f} s")  # fmt: skip
+    certified = f" ({result.extra['certificate']} optimum)" if result.extra.get("certificate") else ""
+    print(
+        f"average-case policy, {args.penalty} penalty, lambda {args.lam:g}: {result.solver}{certified} in {result.seconds:.2f} s"
+    )
     if result.note:
         print(f"note: {result.note}")
     mc = f", Monte Carlo se {result.extra['mc_se']:.1e}" if result.extra.get("mc_se") else ""

@@ -35,7 +35,7 @@ def _shares(text: str | None) -> dict[str, float] | None:
     return out
 
 
-def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, started: float) -> int:
+def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, started: float, read_seconds: float = 0.0) -> int:
     from cosolve.methods.conjoint.policy import policy_table
     from cosolve.methods.conjoint.presidential import solve_presidential_game
 
@@ -68,6 +68,7 @@ def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, starte
         "averaging": None if averaging is None else {
             "vote_share": averaging.vote_share, "worst_case_A": averaging.worst_case_A, "worst_case_B": averaging.worst_case_B,
         },
+        "timings": {"read": read_seconds, **game.timings},
         "seconds": time.perf_counter() - started, "plot": args.plot,
     }  # fmt: skip
     if args.json:

@@ -40,7 +40,7 @@ def test_json_has_value_policy_and_standard_errors(small_csv, capsys, tmp_path):
     plot = tmp_path / "policy.png"
     assert main(_args(path, "--lambda", "0.3", "--json", "--plot", str(plot))) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["solver"] == "closed-form" and out["value_se"] > 0
+    assert out["solver"] == "qp" and out["certificate"] == "global" and out["value_se"] > 0
     assert out["p0_value"] == pytest.approx(0.5, abs=1e-12)  # forced choice: the randomisation wins half its contests
     low, high = out["value_ci"]
     assert out["value_bias"] is not None and (low + high) / 2 == pytest.approx(out["value"] - out["value_bias"])
@@ -49,6 +49,44 @@ def test_json_has_value_policy_and_standard_errors(small_csv, capsys, tmp_path):
         assert sum(v["p"] for v in levels.values()) == pytest.approx(1.0)
         assert all(v["se"] >= 0 for v in levels.values())
     assert plot.stat().st_size > 0
+
+
+def test_json_fields_are_the_ones_the_help_lists(small_csv, capsys):
+    """Both modes' JSON keys are exactly the documented ones, and ``--help`` lists each with its meaning
+    (the policy under ``policy``)."""
+    from cosolve.cli.conjoint import AVERAGE_FIELDS, MINIMAX_FIELDS
+
+    path, _ = small_csv
+    with pytest.raises(SystemExit):
+        main(["conjoint", "optimize", "--help"])
+    text = capsys.readouterr().out
+    average_part, minimax_part = text.split("--mode average:")[1].split("--mode minimax:")
+    for fields, part in ((AVERAGE_FIELDS, average_part), (MINIMAX_FIELDS, minimax_part)):
+        listed = [line.split(":")[0].strip() for line in part.splitlines() if line.startswith("  ") and ":" in line]
+        assert listed == list(fields)
+    assert "policy: {factor: {level: {p, se, p0}}}" in average_part
+    assert main(_args(path, "--lambda", "0.3", "--json")) == 0
+    assert list(json.loads(capsys.readouterr().out)) == list(AVERAGE_FIELDS)
+    extra = ["--mode", "minimax", "--group-column", "group", "--parties", "A,B", "--party-factor", "none", "--penalty", "kl",
+             "--lambda", "0.2", "--json"]  # fmt: skip
+    assert main(_args(path, *extra)) == 0
+    assert list(json.loads(capsys.readouterr().out)) == list(MINIMAX_FIELDS)
+
+
+def test_average_case_path_does_not_import_torch(small_csv):
+    """The identity-link L2 command (read, fit, QP, delta method, bias) never loads torch."""
+    import subprocess
+    import sys
+
+    path, _ = small_csv
+    code = (
+        "import sys; from cosolve.cli.main import main; "
+        f"rc = main({_args(path, '--lambda', '0.3', '--json')!r}); "
+        "assert rc == 0; assert 'torch' not in sys.modules, 'torch was imported'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["solver"] == "qp"
 
 
 def test_subset_kl_and_human_output(small_csv, capsys, tmp_path):

@@ -97,6 +97,32 @@ def test_identity_game_separates_into_average_case_optima(penalty, lam):
     assert res.averaging.vote_share == pytest.approx(res.vote_share, abs=1e-10)
 
 
+@pytest.mark.parametrize("lam", [0.3, 0.03])
+def test_separable_game_by_qps_matches_the_iterative_solver(lam):
+    """Identity links, no primaries, L2: the two exact QPs (estimator ``qp``, no iteration) against
+    extra-gradient/Newton on the enumerated game, with fixed party levels: the equilibrium, the vote
+    share and its delta-method standard error (on the active set at the smaller penalty)."""
+    rng = np.random.default_rng(5)
+    models = {g: _random_model(rng, SMALL, "identity", True, 0.08) for g in ("Dem", "Rep")}
+    shares = {"Dem": 0.6, "Rep": 0.4}
+    fixed = {"fixed_A": {"party": "D"}, "fixed_B": {"party": "R"}}
+    fast = solve_game(models, shares, lam=lam, penalty="l2", **fixed)
+    slow = solve_game(models, shares, lam=lam, penalty="l2", estimator="enumerate", compare_averaging=False, **fixed)
+    assert fast.estimator == "qp" and fast.exploitability == 0.0 and fast.converged
+    assert slow.estimator == "enumerate" and slow.converged
+    boundary = min(float(p.min()) for p in fast.pi_A[1:] + fast.pi_B[1:]) == 0.0  # the party factor is fixed
+    assert boundary == (lam == 0.03)
+    for a, b in ((fast.pi_A, slow.pi_A), (fast.pi_B, slow.pi_B)):
+        for p, q in zip(a, b, strict=True):
+            np.testing.assert_allclose(p, q, atol=1e-9)
+    assert fast.vote_share == pytest.approx(slow.vote_share, abs=1e-12)
+    assert fast.vote_share_se == pytest.approx(slow.vote_share_se, rel=1e-6)
+    for a, b in ((fast.pi_se_A, slow.pi_se_A), (fast.pi_se_B, slow.pi_se_B)):
+        for p, q in zip(a, b, strict=True):
+            np.testing.assert_allclose(p, q, atol=1e-9)
+    assert fast.averaging.vote_share == fast.vote_share
+
+
 def _game_inputs(rng, link):
     general = {"Dem": _random_model(rng, SMALL, link, True, 0.4), "Rep": _random_model(rng, SMALL, link, False, 0.4)}
     primaries = {"A": _random_model(rng, SMALL, link, True, 0.4), "B": general["Rep"]}

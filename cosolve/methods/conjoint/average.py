@@ -1,11 +1,14 @@
-"""The average-case policy with its uncertainty: closed form where it applies, else gradient ascent.
+"""The average-case policy with its uncertainty: an exact QP for the L2 penalty, else gradient ascent.
 
 ``average_case(model, lam)`` maximises ``Q(pi) - lam * Pen(pi, p0)``.
 
-- Identity link: with the L2 penalty it first tries the closed form
-  (:func:`~cosolve.methods.conjoint.policy.closed_form`) and falls back to gradient ascent
-  (:mod:`~cosolve.methods.conjoint.gradient`) when a check fails (``C`` not negative definite, or the
-  stationary point outside the simplex); the KL penalty always uses gradient ascent.
+- Identity link: with the L2 penalty ``J`` is a quadratic in the policy, maximised over the product
+  of simplices by the active-set method of :func:`~cosolve.methods.conjoint.policy.solve_policy_qp`
+  (the closed form on the optimum's support; exact and global when ``J`` is concave, else the best of
+  several starts with a certificate of local optimality, ``extra["certificate"]``), with the delta
+  method's Jacobians and bias in closed form on that support (numpy only: no torch on this path).
+  The KL penalty (and ``solver="gradient"``) uses gradient ascent on softmax logits
+  (:mod:`~cosolve.methods.conjoint.gradient`, torch).
 - Logit link: ``Q(pi) = E_{x ~ pi, x' ~ p0} sigmoid(f(x) - f(x'))``, the chance that a profile drawn
   from ``pi`` is chosen over one drawn from the randomisation, has no closed form. It is the vote
   share of the conjoint game with one voter group and the opponent held at ``p0``, so the game's
@@ -26,24 +29,29 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cosolve.errors import UsageError
-from cosolve.methods.conjoint.delta import closed_form_jacobians, implicit_jacobians, uncertainty, value_bias
-from cosolve.methods.conjoint.gradient import PENALTIES, logits_of, optimize_policy
-from cosolve.methods.conjoint.policy import closed_form, kl_penalty, l2_penalty, policy_table, policy_value, value_weights
+from cosolve.methods.conjoint.delta import curvature_se, qp_jacobians, qp_value_bias, uncertainty
+from cosolve.methods.conjoint.gradient import PENALTIES
+from cosolve.methods.conjoint.policy import kl_penalty, l2_penalty, policy_table, policy_value, solve_policy_qp, value_weights
 from cosolve.problems.conjoint.model import OutcomeModel
 
+#: The average case's optimisers (``closed-form`` is another name of ``qp``, its former name).
+SOLVERS = ("auto", "qp", "closed-form", "gradient")
+
 #: Gradient solutions get their value's bias (nested Hessians, seconds per hundred parameters) up to
-#: this many model parameters; the closed form's costs milliseconds at any size.
+#: this many model parameters; the QP's is in closed form and costs milliseconds at any size.
 BIAS_MAX_PARAMS = 300
 
 
 @dataclass
 class PolicyResult:
     """``pi`` and ``pi_se`` (lists of (L_d,)), ``value`` Q(pi*) (the plug-in estimate) and
-    ``value_se``, ``p0_value`` Q(p0) (the randomisation's value), ``solver`` ("closed-form" or
-    "gradient"), ``note`` (why the closed form was not used), ``penalty`` and ``lam``, ``seconds`` of
-    optimisation and delta method, and ``value_bias``, the plug-in value's estimated second-order
+    ``value_se``, ``p0_value`` Q(p0) (the randomisation's value), ``solver`` ("qp" or "gradient"),
+    ``note`` (what the reader should know: a non-concave objective, an optimum on the boundary),
+    ``penalty`` and ``lam``, ``seconds`` of optimisation and delta method (``timings``: seconds per
+    step, ``optimize`` and ``delta``), and ``value_bias``, the plug-in value's estimated second-order
     bias (:func:`~cosolve.methods.conjoint.delta.value_bias`; NaN where not computed: the logit link,
-    and gradient solutions of models with more than ``BIAS_MAX_PARAMS`` parameters)."""
+    gradient solutions of models with more than ``BIAS_MAX_PARAMS`` parameters, and QP optima that
+    are not locally unique)."""
 
     pi: list[np.ndarray]
     pi_se: list[np.ndarray]
@@ -57,14 +65,15 @@ class PolicyResult:
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
     value_bias: float = float("nan")
+    timings: dict[str, float] = field(default_factory=dict)
 
     def value_interval(self, level: float = 0.95) -> tuple[float, float]:
         """The delta-method interval for ``Q*``, centred at ``value - value_bias`` when the bias is
         known (the plug-in value overstates ``Q*``), else at ``value``."""
-        from scipy.stats import norm
+        from statistics import NormalDist
 
         centre = self.value - (self.value_bias if np.isfinite(self.value_bias) else 0.0)
-        half = float(norm.ppf(0.5 + level / 2)) * self.value_se
+        half = NormalDist().inv_cdf(0.5 + level / 2) * self.value_se
         return centre - half, centre + half
 
     def policy_table(self, model: OutcomeModel) -> dict[str, dict[str, dict[str, float | None]]]:
@@ -82,22 +91,26 @@ def average_case(
     n_samples: int = 2000,
     seed: int = 0,
 ) -> PolicyResult:
-    """The average-case optimum (module docstring); ``solver``: auto, closed-form or gradient (the
-    logit link always uses gradient ascent); ``threads``: torch's intra-op threads while it runs (tiny
-    tensors: one is fastest); ``n_samples`` and ``seed``: the logit link's Monte Carlo estimator."""
-    from cosolve.methods.conjoint.gradient import torch_threads
-
+    """The average-case optimum (module docstring); ``solver``: auto (the QP for the identity link
+    with the L2 penalty, else gradient ascent), qp (``closed-form``: the same) or gradient (the logit
+    link always uses gradient ascent); ``threads``: torch's intra-op threads while it runs (tiny
+    tensors: one is fastest); ``n_samples`` and ``seed``: the logit link's Monte Carlo estimator and
+    the QP's random starts when ``J`` is not concave."""
     if penalty not in PENALTIES:
         raise UsageError(f"unknown penalty {penalty!r}; valid: {', '.join(PENALTIES)}")
-    if solver not in ("auto", "closed-form", "gradient"):
-        raise UsageError(f"unknown solver {solver!r}; valid: auto, closed-form, gradient")
+    if solver not in SOLVERS:
+        raise UsageError(f"unknown solver {solver!r}; valid: {', '.join(SOLVERS)}")
     if lam < 0:
         raise UsageError(f"lambda must be non-negative, got {lam}")
+    if solver in ("qp", "closed-form") and (model.link != "identity" or penalty != "l2"):
+        raise UsageError("the QP (closed form on the support) is for the identity link with the L2 penalty")
+    if model.link == "identity" and penalty == "l2" and solver != "gradient":
+        return _average_case_qp(model, lam, seed)
+    from cosolve.methods.conjoint.gradient import torch_threads
+
     with torch_threads(threads):
         if model.link == "identity":
-            return _average_case(model, lam, penalty, solver)
-        if solver == "closed-form":
-            raise UsageError("the closed form is for the identity link; the logit link uses gradient ascent")
+            return _average_case_gradient(model, lam, penalty)
         return average_case_by_response(model, lam, penalty=penalty, n_samples=n_samples, seed=seed)
 
 
@@ -147,33 +160,58 @@ def average_case_by_response(
     )  # fmt: skip
 
 
-def _average_case(model: OutcomeModel, lam: float, penalty: str, solver: str) -> PolicyResult:
+def _average_case_qp(model: OutcomeModel, lam: float, seed: int) -> PolicyResult:
     started = time.perf_counter()
-    note = ""
-    if penalty == "l2" and solver in ("auto", "closed-form"):
-        cf = closed_form(model, lam)
-        if cf.ok:
-            jac_pi, jac_q = closed_form_jacobians(model, lam, cf)
-            u = uncertainty(model, jac_pi, jac_q)
-            bias = value_bias(model, lam, penalty, logits_of(cf.pi), closed_form=True)
-            return PolicyResult(
-                cf.pi, u.pi_se, policy_value(model, cf.pi), u.value_se, policy_value(model, list(model.design.p0)),
-                "closed-form", lam, penalty, "", time.perf_counter() - started,
-                {"max_eigenvalue": cf.max_eigenvalue, "penalty_value": l2_penalty(model.design, cf.pi)}, bias,
-            )  # fmt: skip
-        if solver == "closed-form":
-            raise UsageError(f"closed form not applicable: {cf.reason}")
-        note = f"closed form not used: {cf.reason}"
-    elif penalty != "l2" and solver == "closed-form":
-        raise UsageError("the closed form is for the L2 penalty")
+    sol = solve_policy_qp(model, lam, seed=seed)
+    optimized = time.perf_counter()
+    jac_pi, jac_q = qp_jacobians(model, lam, sol)
+    u = uncertainty(model, jac_pi, jac_q)
+    bias = qp_value_bias(model, lam, sol)
+    top, top_se = curvature_se(model, lam)
+    done = time.perf_counter()
+    off = int((~sol.support).sum())
+    notes = []
+    if abs(top) <= 2 * top_se:
+        notes.append(
+            f"C's largest eigenvalue {top:.3g} (se {top_se:.2g}) is within 2 se of 0: the data do not settle whether the "
+            "objective is concave, so the optimum is fragile and its standard errors and bias correction unreliable"
+        )
+    if not sol.concave:
+        verdict = {"local": "a strict local maximum (KKT and second-order conditions)", "kkt": "a KKT point only"}
+        notes.append(
+            f"the objective is not concave (C's largest eigenvalue {sol.max_eigenvalue:.3g}): best of {sol.starts} "
+            f"active-set starts, certified {verdict[sol.certificate]}"
+        )
+    if off:
+        notes.append(f"{off} of {sol.x.size} levels at probability 0 (the optimum is on the simplices' boundary)")
+    if sol.degenerate:
+        notes.append("a level at 0 has multiplier ~0: the standard errors hold the support fixed")
+    return PolicyResult(
+        sol.pi, u.pi_se, sol.value, u.value_se, policy_value(model, list(model.design.p0)), "qp", lam, "l2", "; ".join(notes),
+        done - started,
+        {"max_eigenvalue": sol.max_eigenvalue, "max_eigenvalue_se": top_se, "concave": sol.concave,
+         "certificate": sol.certificate, "curvature": sol.curvature, "kkt_residual": sol.kkt_residual,
+         "support": int(sol.support.sum()),
+         "iterations": sol.iterations, "starts": sol.starts, "penalty_value": l2_penalty(model.design, sol.pi)},
+        bias, {"optimize": optimized - started, "delta": done - optimized},
+    )  # fmt: skip
+
+
+def _average_case_gradient(model: OutcomeModel, lam: float, penalty: str) -> PolicyResult:
+    from cosolve.methods.conjoint.delta import implicit_jacobians, value_bias
+    from cosolve.methods.conjoint.gradient import optimize_policy
+
+    started = time.perf_counter()
     grad = optimize_policy(model, lam, penalty=penalty)
+    optimized = time.perf_counter()
     jac_pi, jac_q = implicit_jacobians(model, lam, penalty, grad.w)
     u = uncertainty(model, jac_pi, jac_q)
     pen = l2_penalty(model.design, grad.pi) if penalty == "l2" else kl_penalty(model.design, grad.pi)
     bias = value_bias(model, lam, penalty, grad.w) if model.params.size <= BIAS_MAX_PARAMS else float("nan")
+    done = time.perf_counter()
     return PolicyResult(
-        grad.pi, u.pi_se, grad.value, u.value_se, policy_value(model, list(model.design.p0)), "gradient", lam, penalty, note,
-        time.perf_counter() - started,
+        grad.pi, u.pi_se, grad.value, u.value_se, policy_value(model, list(model.design.p0)), "gradient", lam, penalty, "",
+        done - started,
         {"iterations": grad.iterations, "grad_norm": grad.grad_norm, "converged": grad.converged, "penalty_value": pen},
-        bias,
+        bias, {"optimize": optimized - started, "delta": done - optimized},
     )  # fmt: skip

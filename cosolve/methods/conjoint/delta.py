@@ -5,15 +5,21 @@ model's parameters ``params = (alpha, theta)`` (P + 1,), whose respondent-cluste
 ``Sigma`` the fit gives. With Jacobians ``J_pi`` (sum_d L_d, P + 1) and ``J_Q`` (P + 1,), the delta
 method gives ``Var(pi*) = J_pi Sigma J_pi^T`` and ``Var(Q*) = J_Q Sigma J_Q``.
 
-- Closed form (:func:`closed_form_jacobians`): ``C z = b`` differentiates to ``C dz = db - dC z``;
-  ``db/dbeta = -I`` and an interaction coefficient ``G_de[l, m]`` enters ``C`` at ``(dl, em)`` and
-  ``(em, dl)``, so ``dz = -C^{-1} (dC z)``; ``alpha`` moves nothing (it moves ``Q`` only for ratings).
+- Active-set optimum of the L2 penalty (:func:`qp_jacobians`; :mod:`~cosolve.methods.conjoint.policy`):
+  on its face (the support held, the levels off it at 0) the optimum ``x = x_F + Z u`` solves
+  ``Z^T grad J(x; params) = 0``, the closed form on the support. ``grad J = g + H x`` is linear in
+  ``params``, with ``d grad J / d params = Phi(x)^T``, ``Phi`` (P + 1, n_levels) the Jacobian of
+  ``E_pi[phi]`` in ``x`` (a main effect's row is its level's unit vector; an interaction joining
+  levels ``i`` and ``j`` has ``x_j`` at ``i`` and ``x_i`` at ``j``), so ``dx/dparams = -M Phi^T`` with
+  ``M = Z C_F^{-1} Z^T``; ``alpha`` moves nothing (it moves ``Q`` only for ratings). The levels off the
+  support stay at 0: the delta method holds the active set fixed, as it is for small moves of the
+  parameters unless a level off it has multiplier 0 (``QPSolution.degenerate``).
 - Gradient solution (:func:`implicit_jacobians`): at the optimum the logits satisfy
   ``grad_w J(w; params) = 0``, so ``dw/dparams = -H_ww^{-1} H_w,params`` (implicit function
   theorem), with ``H_w,params = (dE/dw)^T`` because ``J`` is linear in ``params`` through
   ``E = [1, E_pi[phi]]``.
 
-Both give ``dQ*/dparams = dQ/dparams + (dQ/dz or dQ/dw) . (dz or dw)/dparams``, where ``dQ/dparams`` at
+Both give ``dQ*/dparams = dQ/dparams + (dQ/dx or dQ/dw) . (dx or dw)/dparams``, where ``dQ/dparams`` at
 fixed ``pi`` is ``[1, E_pi[phi]]`` for ratings and ``[0, (E_pi - E_p0)[phi]]`` for forced choice
 (:mod:`cosolve.problems.conjoint.model`).
 """
@@ -24,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.methods.conjoint.policy import ClosedForm, hessian, rhs, value_gradient_z, value_weights
+from cosolve.methods.conjoint.policy import QPSolution, level_index, policy_qp, value_weights
 from cosolve.problems.conjoint.model import OutcomeModel
 
 
@@ -39,39 +45,72 @@ class Uncertainty:
     jac_value: np.ndarray
 
 
-def _pi_rows_from_z(model: OutcomeModel, jac_z: np.ndarray) -> np.ndarray:
-    """Jacobian of all levels (baseline included) from that of ``z``: the baseline row is minus
-    the sum of its factor's rows."""
-    design, o = model.design, model.design.main_offsets
-    rows = []
-    for d in range(design.n_factors):
-        block = jac_z[o[d] : o[d + 1]]
-        rows += [-block.sum(axis=0, keepdims=True), block]
-    return np.concatenate(rows, axis=0)
+def _feature_jacobian(model: OutcomeModel, x: np.ndarray, *, main: bool = True) -> np.ndarray:
+    """``Phi(x)`` (P + 1, n_levels): the Jacobian of ``[1, E_pi[phi]]`` in the stacked policy ``x``
+    (module docstring); ``main=False`` leaves the main-effect rows 0 (the part of ``Phi`` that moves
+    with ``x``)."""
+    design = model.design
+    main_lv, left, right = level_index(design, model.interactions)
+    Phi = np.zeros((model.params.size, x.size))
+    if main:
+        Phi[1 + np.arange(main_lv.size), main_lv] = 1.0
+    rows = 1 + design.n_main + np.arange(left.size)
+    Phi[rows, left] = x[right]
+    Phi[rows, right] = x[left]
+    return Phi
 
 
-def closed_form_jacobians(model: OutcomeModel, lam: float, solution: ClosedForm) -> tuple[np.ndarray, np.ndarray]:
-    """``(jac_pi, jac_value)`` of the closed-form optimum (module docstring)."""
-    design, o = model.design, model.design.main_offsets
-    z = solution.z
-    C = hessian(model, lam)
-    P1 = model.params.size
-    n = design.n_main
-    # dC z for each parameter column; db for the main effects
-    rhs = np.zeros((n, P1))
-    rhs[:, 1 : n + 1] = -np.eye(n)
-    if model.interactions:
-        col = 1 + n
-        for d, e in design.pairs:
-            for i in range(o[d], o[d + 1]):
-                for j in range(o[e], o[e + 1]):
-                    rhs[i, col] -= z[j]
-                    rhs[j, col] -= z[i]
-                    col += 1
-    jac_z = np.linalg.solve(C, rhs)
-    expected = value_weights(model, design.expected_features([np.asarray(p) for p in solution.pi], model.interactions))
-    jac_value = expected + value_gradient_z(model, z) @ jac_z
-    return _pi_rows_from_z(model, jac_z), jac_value
+def _qp_derivatives(model: OutcomeModel, lam: float, solution: QPSolution):
+    """``(qp, Phi, M, dX)``: the QP, ``Phi(x)``, ``M = Z C_F^{-1} Z^T`` (n_levels, n_levels) and
+    ``dx/dparams = -M Phi^T`` (n_levels, P + 1); ``M`` and ``dX`` are NaN where ``C_F`` is singular (the
+    optimum is not locally unique)."""
+    qp = policy_qp(model, lam)
+    Z, C = qp.reduced_hessian(solution.support)
+    Phi = _feature_jacobian(model, solution.x)
+    try:
+        M = Z @ np.linalg.solve(C, Z.T) if C.size else np.zeros((qp.g.size, qp.g.size))
+    except np.linalg.LinAlgError:
+        M = np.full((qp.g.size, qp.g.size), np.nan)
+    return qp, Phi, M, -M @ Phi.T
+
+
+def qp_jacobians(model: OutcomeModel, lam: float, solution: QPSolution) -> tuple[np.ndarray, np.ndarray]:
+    """``(jac_pi (n_levels, P + 1), jac_value (P + 1,))`` of the active-set optimum ``solution`` of
+    :func:`~cosolve.methods.conjoint.policy.solve_policy_qp` (module docstring)."""
+    qp, _, _, dX = _qp_derivatives(model, lam, solution)
+    expected = value_weights(model, model.design.expected_features(solution.pi, model.interactions))
+    return dX, expected + (qp.b + qp.G @ solution.x) @ dX
+
+
+def qp_value_bias(model: OutcomeModel, lam: float, solution: QPSolution) -> float:
+    """:func:`value_bias` of the active-set optimum, in closed form: with ``Q*(params) = c + w . params
+    + E_pi*[phi] . theta``, ``dX = dx/dparams``, ``a = dQ/dx = b + G x`` and ``v = M a``, the Hessian of
+    ``Q*`` is ``A + A^T + dX^T G dX - B - B^T``, ``A = Phi(x) dX`` (the features move with ``x``) and
+    ``B = Phi_int(v) dX`` (the second derivative of ``x``, from differentiating ``Z^T grad J = 0``
+    twice: ``d2x_kl = -M (dPhi_k/dx dx_l + dPhi_l/dx dx_k)``, only interactions having ``dPhi/dx``)."""
+    qp, Phi, M, dX = _qp_derivatives(model, lam, solution)
+    v = M @ (qp.b + qp.G @ solution.x)
+    A = Phi @ dX
+    B = _feature_jacobian(model, v, main=False) @ dX
+    H = A + A.T + dX.T @ qp.G @ dX - B - B.T
+    return 0.5 * float(np.sum(H * model.cov))
+
+
+def curvature_se(model: OutcomeModel, lam: float) -> tuple[float, float]:
+    """``(top, se)``: the largest eigenvalue of ``C`` (over every level; ``J`` is concave when it is
+    at most 0) and its delta-method standard error. With ``v`` its unit eigenvector and ``p = Z v``,
+    ``d top / d G_ij = 2 p_i p_j`` for the interaction joining levels ``i`` and ``j`` (only
+    interactions move ``C``). Within about two standard errors of 0 the data do not settle whether
+    ``J`` is concave: the optimum can jump with the parameters and the delta method is then a poor
+    guide."""
+    qp = policy_qp(model, lam)
+    Z, C = qp.reduced_hessian(np.ones(qp.g.size, dtype=bool))
+    values, vectors = np.linalg.eigh(C)
+    p = Z @ vectors[:, -1]
+    _, left, right = level_index(model.design, model.interactions)
+    grad = np.zeros(model.params.size)
+    grad[1 + model.design.n_main :] = 2.0 * p[left] * p[right]
+    return float(values[-1]), float(np.sqrt(max(grad @ model.cov @ grad, 0.0)))
 
 
 def implicit_jacobians(model: OutcomeModel, lam: float, penalty: str, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,67 +153,33 @@ def uncertainty(model: OutcomeModel, jac_pi: np.ndarray, jac_value: np.ndarray) 
     return Uncertainty(se, float(np.sqrt(max(var_q, 0.0))), jac_pi, jac_value)
 
 
-def value_bias(model: OutcomeModel, lam: float, penalty: str, w: np.ndarray, *, closed_form: bool = False) -> float:
+def value_bias(model: OutcomeModel, lam: float, penalty: str, w: np.ndarray) -> float:
     """The second-order bias ``E[Q-hat*] - Q* ~ tr(H Sigma) / 2`` of the plug-in optimal value, with
     ``H`` (P + 1, P + 1) the Hessian of ``params -> Q(pi*(params); params)`` at the optimum (logits
     ``w``). Maximising over ``pi`` makes ``Q*`` convex-like in ``params`` (the winner's curse), so the
     plug-in value is biased upwards by about this much, which is of the order of its standard error
     when ``Q* - Q(p0)`` is small (second order in ``theta``).
 
-    ``closed_form``: ``pi*(params)`` solves ``C z = b`` (one linear solve, L2 penalty and an interior
-    optimum); otherwise it is two Newton steps on ``grad_w J = 0`` from ``w``, held fixed, which at the
-    optimum have its exact first and second derivatives in ``params`` (the Newton map's derivative in
-    ``w`` vanishes there), at the cost of nested Hessians."""
+    Here ``pi*(params)`` is two Newton steps on ``grad_w J = 0`` from the gradient solution's logits
+    ``w``, held fixed, which at the optimum have its exact first and second derivatives in ``params``
+    (the Newton map's derivative in ``w`` vanishes there), at the cost of nested Hessians (torch); the
+    active-set optimum of the L2 penalty has them in closed form (:func:`qp_value_bias`)."""
     import torch
     from torch.func import grad
     from torch.func import hessian as t_hessian
 
     from cosolve.methods.conjoint.gradient import objective
 
-    if closed_form:
-        q_star = _closed_form_value_function(model, lam)
-    else:
-        start = torch.as_tensor(w, dtype=torch.float64)
+    start = torch.as_tensor(w, dtype=torch.float64)
 
-        def j_of(v, th):
-            return objective(model, lam, penalty, v, th)[0]
+    def j_of(v, th):
+        return objective(model, lam, penalty, v, th)[0]
 
-        def q_star(th):
-            v = start
-            for _ in range(2):
-                v = v - torch.linalg.solve(t_hessian(j_of)(v, th), grad(j_of)(v, th))
-            return objective(model, lam, penalty, v, th)[1]
+    def q_star(th):
+        v = start
+        for _ in range(2):
+            v = v - torch.linalg.solve(t_hessian(j_of)(v, th), grad(j_of)(v, th))
+        return objective(model, lam, penalty, v, th)[1]
 
     H = t_hessian(q_star)(torch.as_tensor(model.params, dtype=torch.float64)).detach().numpy()
     return 0.5 * float(np.sum(H * model.cov))
-
-
-def _closed_form_value_function(model: OutcomeModel, lam: float):
-    """torch: ``params -> Q(pi*(params))`` through ``C z = b`` (:mod:`~cosolve.methods.conjoint.policy`):
-    ``C = C_pen + G`` with ``G`` the interaction coefficients placed symmetrically, ``b = -beta + b_pen``,
-    and ``Q = offset + beta . z + z^T G z / 2``."""
-    import torch
-
-    design, o = model.design, model.design.main_offsets
-    n = design.n_main
-    C_pen = torch.as_tensor(hessian(model.with_params(np.zeros_like(model.params)), lam))
-    b_pen = torch.as_tensor(rhs(model.with_params(np.zeros_like(model.params)), lam))
-    rows, cols = [], []
-    if model.interactions:
-        for d, e in design.pairs:
-            for i in range(o[d], o[d + 1]):
-                for j in range(o[e], o[e + 1]):
-                    rows.append(i)
-                    cols.append(j)
-    flat = torch.as_tensor(np.array(rows, dtype=np.int64) * n + np.array(cols, dtype=np.int64))
-    weights = torch.as_tensor(model.offset_weights())
-    constant = 0.5 if model.forced_choice else 0.0
-
-    def q_star(th):
-        upper = torch.zeros(n * n, dtype=th.dtype).index_add(0, flat, th[1 + n : 1 + n + flat.numel()]).reshape(n, n)
-        G = upper + upper.T
-        beta = th[1 : 1 + n]
-        z = torch.linalg.solve(C_pen + G, b_pen - beta)
-        return constant + weights @ th + beta @ z + 0.5 * z @ G @ z
-
-    return q_star

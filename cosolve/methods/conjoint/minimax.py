@@ -5,7 +5,14 @@ payoff is ``U_A = V - lam_A Pen(pi_A, p0)``, B's is ``U_B = (1 - V) - lam_B Pen(
 A's expected vote share (:mod:`~cosolve.methods.conjoint.minimax_payoff`: groups, shares, optional
 primaries, estimators) and ``Pen`` the L2 or KL penalty of the average case.
 
-Solver (:mod:`~cosolve.methods.conjoint.minimax_solver`): extra-gradient then Newton on both players'
+Identity links without primaries with the L2 penalty separate: ``V = 1/2 + E_pi_A[t] - E_pi_B[t]``
+(:mod:`~cosolve.methods.conjoint.minimax_payoff`, ``t`` the share-weighted predictor), so each party's
+best response ignores the other and the equilibrium is each party's L2 average-case optimum of ``t``
+with its fixed factors: two exact QPs (:func:`~cosolve.methods.conjoint.policy.solve_policy_qp`) with
+the delta method of :func:`~cosolve.methods.conjoint.delta.qp_jacobians`, no iteration (estimator
+``qp``).
+
+Otherwise, solver (:mod:`~cosolve.methods.conjoint.minimax_solver`): extra-gradient then Newton on both players'
 first-order conditions in softmax logits, with supports that shrink for boundary equilibria and, for
 the Monte Carlo estimator, a re-centred smooth surrogate. A stationary point need not be an
 equilibrium of a non-concave game (with interactions, primaries or logit links ``V`` is multilinear,
@@ -61,7 +68,8 @@ class GameResult:
     difference of the policies over the levels of factors free for both (NaN if none); ``foc_norm``
     ``|F|_inf``; ``jac_vote_share`` (n_params,) and ``jac_pi_A``/``jac_pi_B`` (sum_d L_d, n_params) over the
     stacked params of the distinct models, labelled by ``param_blocks`` (their roles, e.g.
-    ``general:Dem+primary:A``); ``averaging`` the comparison."""
+    ``general:Dem+primary:A``); ``averaging`` the comparison; ``timings`` seconds per step (``equilibrium``,
+    ``best_responses``, ``delta``, ``averaging``)."""
 
     pi_A: list[np.ndarray]
     pi_B: list[np.ndarray]
@@ -84,6 +92,7 @@ class GameResult:
     jac_pi_B: np.ndarray | None = None
     param_blocks: list[str] = field(default_factory=list)
     averaging: AveragingComparison | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 def solve_game(
@@ -129,8 +138,16 @@ def solve_game(
     from cosolve.methods.conjoint.gradient import torch_threads
 
     options = {k: v for k, v in locals().items() if k not in ("threads", "torch_threads")}
+    if _separates(models, primaries, penalty, estimator):
+        return _solve_game(**options)  # numpy only
     with torch_threads(threads):
         return _solve_game(**options)
+
+
+def _separates(models: dict[str, OutcomeModel], primaries, penalty: str, estimator: str) -> bool:
+    """Whether the game separates into two QPs (module docstring)."""
+    identity = all(m.link == "identity" for m in models.values())
+    return primaries is None and penalty == "l2" and estimator in ("auto", "mc") and identity
 
 
 def _solve_game(
@@ -149,6 +166,8 @@ def _solve_game(
     if len(lams) != 2 or min(lams) < 0:
         raise UsageError("lam must be one non-negative number or a pair (lam_A, lam_B)")
     spec = build_spec(models, shares, primaries, fixed_A, fixed_B)
+    if _separates(models, primaries, penalty, estimator):
+        return _separable_game(spec, lams, seed, t0)
     kind, est = make_estimator(spec, estimator, n_samples, seed)
     game = Game(spec, est, lams, penalty)
     w = np.concatenate([game.players[0].initial(), game.players[1].initial()])
@@ -162,6 +181,8 @@ def _solve_game(
         return recentred_solve(game, w, mc_rounds, {**options, "max_iter": n})
 
     support = {"max_iter": max_iter, "foc_tol": foc_tol}
+    timings = {"equilibrium": 0.0, "best_responses": 0.0, "delta": 0.0, "averaging": 0.0}
+    clock = time.perf_counter()
     if sampled:
         est.use_residual = False
         w, norm, iterations = solve_on_support(game, w, plain, **support)
@@ -174,12 +195,18 @@ def _solve_game(
         iterations += it
         game.centre = None
         pi_A, pi_B = game.policies(_tensor(w))
+        now = time.perf_counter()
+        timings["equilibrium"] += now - clock
+        clock = now
         gaps, responses = [], []
         for p, (own, other) in enumerate(((pi_A, pi_B), (pi_B, pi_A))):
             br_value, br_pi = best_response(game, p, other, [_numpy(own)], n_starts=n_starts, seed=seed + p)
             gaps.append(max(br_value - float(game.utility(p, own, other)), 0.0))
             responses.append(br_pi)
         mc_se = est.mc_se(pi_A, pi_B)
+        now = time.perf_counter()
+        timings["best_responses"] += now - clock
+        clock = now
         limit = max(1e-6, 0.05 * mc_se) if tol is None else tol
         if gaps[0] + gaps[1] <= limit or attempt == restarts:
             break
@@ -195,6 +222,7 @@ def _solve_game(
     se = (float("nan"), nan, [p.copy() for p in nan], None, None, None)
     if uncertainty:
         se = delta_method(game, w)
+    timings["delta"] = time.perf_counter() - clock
     result = GameResult(
         pi_A=_numpy(pi_A),
         pi_B=_numpy(pi_B),
@@ -216,11 +244,55 @@ def _solve_game(
         jac_pi_A=se[4],
         jac_pi_B=se[5],
         param_blocks=_param_blocks(spec),
+        timings=timings,
     )
     if compare_averaging:
+        clock = time.perf_counter()
         result.averaging = averaging_comparison(game, _numpy(pi_A), _numpy(pi_B), n_starts=n_starts, seed=seed)
+        timings["averaging"] = time.perf_counter() - clock
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def _separable_game(spec: GameSpec, lams: tuple[float, float], seed: int, t0: float) -> GameResult:
+    """The separable game (module docstring): each party's QP optimum of ``t``, exploitability 0 (each
+    best response is that optimum whatever the opponent plays: global when the QP is concave, else the
+    best of its starts), the averaging comparison equal to the equilibrium."""
+    from cosolve.methods.conjoint.delta import qp_jacobians
+    from cosolve.methods.conjoint.minimax_response import standard_errors
+    from cosolve.methods.conjoint.policy import solve_policy_qp
+
+    clock = time.perf_counter()
+    design, ends = spec.design, np.cumsum([m.params.size for m in spec.models])
+    interactions = any(spec.models[i].interactions for i in spec.general)
+    theta = np.zeros(design.n_features(interactions))
+    for g, i in enumerate(spec.general):  # t = sum_g s_g f_g (identity links: kappa = 1)
+        theta[: spec.models[i].theta.size] += spec.shares[g] * spec.models[i].theta
+    size = theta.size + 1
+    t_model = OutcomeModel(design, "identity", interactions, np.concatenate([[0.0], theta]), np.zeros((size, size)))
+    sols = [solve_policy_qp(t_model, lams[p], fixed=spec.fixed[p], seed=seed + p) for p in (0, 1)]
+    solved = time.perf_counter()
+    # d theta_t / d params of model i: s_g on its theta, for each group g it judges
+    chain = np.zeros((size, int(ends[-1])))
+    for g, i in enumerate(spec.general):
+        start = int(ends[i]) - spec.models[i].params.size
+        chain[1 : spec.models[i].params.size, start + 1 : int(ends[i])] += spec.shares[g] * np.eye(spec.models[i].params.size - 1)
+    jac = [qp_jacobians(t_model, lams[p], sols[p]) for p in (0, 1)]
+    jac_v = (jac[0][1] - jac[1][1]) @ chain
+    jac_pi = np.concatenate([jac[0][0] @ chain, jac[1][0] @ chain])
+    se_v, se_pi = standard_errors(spec, jac_v, jac_pi)
+    v = 0.5 + sols[0].value - sols[1].value
+    pi_A, pi_B = sols[0].pi, sols[1].pi
+    D, half = design.n_factors, sum(design.sizes)
+    timings = {"equilibrium": solved - clock, "best_responses": 0.0, "delta": time.perf_counter() - solved, "averaging": 0.0}
+    return GameResult(
+        pi_A=pi_A, pi_B=pi_B, vote_share=v, vote_share_se=se_v, vote_share_mc_se=0.0, pi_se_A=se_pi[:D], pi_se_B=se_pi[D:],
+        exploitability=0.0, gap_A=0.0, gap_B=0.0, divergence=_divergence(spec, pi_A, pi_B),
+        foc_norm=max(sols[0].kkt_residual, sols[1].kkt_residual), iterations=sols[0].iterations + sols[1].iterations,
+        seconds=time.perf_counter() - t0, converged=True, estimator="qp", jac_vote_share=jac_v, jac_pi_A=jac_pi[:half],
+        jac_pi_B=jac_pi[half:], param_blocks=_param_blocks(spec),
+        averaging=AveragingComparison(pi_A, pi_B, v, v, v, v, v), timings=timings,
+    )  # fmt: skip
 
 
 def make_estimator(spec: GameSpec, estimator: str, n_samples: int, seed: int):

@@ -191,7 +191,7 @@ def delta_method(game, w: np.ndarray):
 
     with game.centred(*game.policies(wt), hessian=True):
         jac_v, jac_pi = _implicit_jacobians(game.scalar, vote, levels, wt, theta, 2 * sum(spec.design.sizes))
-    se_v, se_pi = _standard_errors(spec, jac_v, jac_pi)
+    se_v, se_pi = standard_errors(spec, jac_v, jac_pi)
     D, half = spec.design.n_factors, sum(spec.design.sizes)
     return se_v, se_pi[:D], se_pi[D:], jac_v, jac_pi[:half], jac_pi[half:]
 
@@ -228,7 +228,7 @@ def response_delta_method(game, player: int, pi_own, pi_other):
 
     with game.centred(*pair(wt), hessian=True):
         jac_v, jac_pi = _implicit_jacobians(payoff, value, lambda w_: torch.cat(P.policy(w_)), wt, theta, sum(spec.design.sizes))
-    se_v, se_pi = _standard_errors(spec, jac_v, jac_pi)
+    se_v, se_pi = standard_errors(spec, jac_v, jac_pi)
     return se_v, se_pi, jac_v, jac_pi
 
 
@@ -251,7 +251,7 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
     return (g_th + g_w @ dw).detach().numpy(), (jacfwd(levels)(w) @ dw).detach().numpy()
 
 
-def _standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
+def standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
     """The value's standard error and the levels' (split per factor, one or more policies stacked)
     from Jacobians in the stacked parameters, whose covariance is block-diagonal over the models."""
     Sigma = spec.stacked_cov()

@@ -101,11 +101,18 @@ def solve_presidential_game(
     **fit_options,
 ):
     """Fit the game's models (``fit_options``: the keywords of :func:`game_models`) and solve it
-    with :func:`~cosolve.methods.conjoint.minimax.solve_game` (``solve_options``: its other keywords)."""
+    with :func:`~cosolve.methods.conjoint.minimax.solve_game` (``solve_options``: its other keywords);
+    the result's ``timings`` start with the fits' seconds (``fit``)."""
+    import time
+
     from cosolve.methods.conjoint.minimax import solve_game
 
+    started = time.perf_counter()
     models = game_models(data, primaries=primaries, **fit_options)
-    return solve_game(
+    fitted = time.perf_counter() - started
+    result = solve_game(
         models.general, models.shares, lam=lam, penalty=penalty, primaries=models.primaries, fixed_A=models.fixed_A,
         fixed_B=models.fixed_B, **(solve_options or {}),
     )  # fmt: skip
+    result.timings = {"fit": fitted, **result.timings}
+    return result

@@ -87,21 +87,32 @@ class Design:
 
     def features(self, X: np.ndarray, interactions: bool) -> np.ndarray:
         """``phi`` of the profiles ``X`` (N, D) int level codes, as an (N, P) float array."""
-        X = np.asarray(X)
-        N = X.shape[0]
-        main = np.zeros((N, self.n_main))
-        rows = np.arange(N)
-        for d in range(self.n_factors):
-            held = X[:, d] > 0
-            main[rows[held], self.main_offsets[d] + X[held, d] - 1] = 1.0
-        if not interactions:
-            return main
-        blocks = [main]
-        for d, e in self.pairs:
-            a = main[:, self.main_offsets[d] : self.main_offsets[d + 1]]
-            b = main[:, self.main_offsets[e] : self.main_offsets[e + 1]]
-            blocks.append((a[:, :, None] * b[:, None, :]).reshape(N, -1))
-        return np.concatenate(blocks, axis=1)
+        return self.feature_matrix(X, interactions).toarray()
+
+    def feature_columns(self, X: np.ndarray, interactions: bool) -> np.ndarray:
+        """The feature held by each profile in each block (N, D + len(pairs) with interactions, else
+        (N, D)) int: the column of its level's dummy per factor, then of its levels' product per pair,
+        or -1 where a baseline makes it 0. Columns increase along a row."""
+        X = np.asarray(X, dtype=np.int64)
+        o = self.main_offsets
+        cols = [np.where(X[:, d] > 0, o[d] + X[:, d] - 1, -1) for d in range(self.n_factors)]
+        if interactions:
+            for k, (d, e) in enumerate(self.pairs):
+                held = (X[:, d] > 0) & (X[:, e] > 0)
+                cols.append(np.where(held, self.pair_offsets[k] + (X[:, d] - 1) * (self.sizes[e] - 1) + X[:, e] - 1, -1))
+        return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)
+
+    def feature_matrix(self, X: np.ndarray, interactions: bool):
+        """``phi`` of the profiles ``X`` (N, D) as a sparse (N, P) CSR matrix of 0/1 (at most
+        ``D + D (D - 1) / 2`` non-zeros a row)."""
+        import scipy.sparse
+
+        cols = self.feature_columns(X, interactions)
+        held = cols >= 0
+        indptr = np.concatenate([[0], np.cumsum(held.sum(axis=1))])
+        indices = cols[held]
+        shape = (cols.shape[0], self.n_features(interactions))
+        return scipy.sparse.csr_matrix((np.ones(indices.size), indices, indptr), shape=shape)
 
     def expected_features(self, pi: list[np.ndarray], interactions: bool) -> np.ndarray:
         """``E_pi[phi]`` (P,) for the product policy ``pi`` (list of D arrays (L_d,))."""

@@ -12,6 +12,10 @@ small-sample factor ``c = G / (G - 1) * (N - 1) / (N - K)`` (CR1; ``G`` responde
 parameters): the same numbers as statsmodels' ``OLS``/``Logit`` ``fit(cov_type="cluster")``, computed
 here from ``K x K`` Gram matrices because statsmodels' OLS takes an SVD of the whole ``N x K``
 regressor matrix (seconds for the bundled data with interactions, far more with busy BLAS threads).
+The regressors are a sparse one-hot matrix (:meth:`~cosolve.problems.conjoint.design.Design.feature_matrix`:
+at most ``D + D (D - 1) / 2`` non-zeros a row), the Gram matrix its sparse product, one Cholesky
+factor serves the solve and the bread, and the meat sums the score rows per respondent with one
+sparse product.
 
 A level never shown, a feature that is zero in every row (a combination never shown; for the
 logit, one that never differs within a pair) or collinear features make the fit singular: InputError
@@ -25,8 +29,6 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.sparse
-import scipy.special
-import scipy.stats
 
 from cosolve.errors import InputError, UsageError
 from cosolve.problems.conjoint.data import ConjointData
@@ -77,18 +79,18 @@ def fit_outcome_model(
     a, b = _pairs_for_logit(data) if link == "logit" else (None, None)
     if ridge == 0:
         _check_levels(data)
+    ones = scipy.sparse.csr_matrix(np.ones((len(data) if a is None else len(a), 1)))
     if link == "identity":
-        Z = np.column_stack([np.ones(len(data)), design.features(data.X, interactions)])
+        Z = scipy.sparse.hstack([ones, design.feature_matrix(data.X, interactions)], format="csr")
         y, groups, kind = data.y, data.respondent, "profiles"
     else:
-        Z = np.column_stack(
-            [np.ones(len(a)), design.features(data.X[a], interactions) - design.features(data.X[b], interactions)]
-        )
+        phi = design.feature_matrix(data.X, interactions)
+        Z = scipy.sparse.hstack([ones, phi[a] - phi[b]], format="csr")
         y, groups, kind = data.y[a], data.respondent[a], "pairs"
     n_clusters = int(np.unique(groups).size)
     if n_clusters < 2:
         raise InputError("a single respondent: respondent-clustered standard errors need at least 2", where=data.source)
-    gram = Z.T @ Z
+    gram = (Z.T @ Z).toarray()
     K = len(names)
     kept = np.arange(K)
     if drop_constant:
@@ -105,8 +107,7 @@ def fit_outcome_model(
         params = scipy.linalg.cho_solve(factor, Z.T @ y)
         resid = y - Z @ params
     else:
-        params, hessian, resid = _newton_logit(Z, y, fitted, data.source)
-        factor = scipy.linalg.cho_factor(hessian)
+        params, factor, resid = _newton_logit(Z, y, fitted, data.source)
     cov = _cluster_sandwich(Z, resid, groups, factor)
     if kept.size < K:
         full_params, full_cov = np.zeros(K), np.zeros((K, K))
@@ -121,8 +122,10 @@ def amce(data: ConjointData, *, level: float = 0.95) -> list[AMCE]:
     standard errors and normal ``level`` confidence intervals, in feature order."""
     if not 0 < level < 1:
         raise UsageError(f"level must be in (0, 1), got {level}")
+    from scipy.stats import norm
+
     model = fit_outcome_model(data, link="identity", interactions=False)
-    z = float(scipy.stats.norm.ppf(0.5 + level / 2))
+    z = float(norm.ppf(0.5 + level / 2))
     se = np.sqrt(np.diag(model.cov))
     design = data.design
     rows = []
@@ -163,9 +166,10 @@ def _check_identified(gram: np.ndarray, names: list[str], link: str, n: int, kin
         listed = ", ".join(names[k] for k in zero[:3]) + (f" and {zero.size - 3} more" if zero.size > 3 else "")
         raise InputError(f"feature {listed} {zero_what.format(n=n)}: the model is not identified; {remedy}", where=where)
     scale = 1.0 / np.sqrt(diag)
-    values, vectors = np.linalg.eigh(gram * scale[:, None] * scale[None, :])
+    scaled = gram * scale[:, None] * scale[None, :]
+    values = scipy.linalg.eigvalsh(scaled, check_finite=False)
     if values[0] <= RANK_TOL * values[-1]:
-        v = np.abs(vectors[:, 0])
+        v = np.abs(np.linalg.eigh(scaled)[1][:, 0])
         involved = [names[k] for k in np.argsort(-v)[:4] if v[k] > 0.1]
         raise InputError(
             f"collinear features ({', '.join(involved)}, ...) in the {n} {kind} fitted: the model is not identified; {remedy}",
@@ -191,16 +195,21 @@ def _pairs_for_logit(data: ConjointData) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _newton_logit(Z: np.ndarray, y: np.ndarray, names: list[str], where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Logit maximum likelihood by Newton's method from zero: parameters (K,), the negative
-    Hessian (K, K) at them and the score residuals ``y - p`` (M,). InputError when it diverges
-    (a coefficient beyond ``MAX_LOGIT_COEF``: choices perfectly separated) or does not converge."""
+def _newton_logit(Z, y: np.ndarray, names: list[str], where: str) -> tuple[np.ndarray, tuple, np.ndarray]:
+    """Logit maximum likelihood by Newton's method from zero on the sparse regressors ``Z`` (M, K):
+    parameters (K,), a Cholesky factor of the negative Hessian (K, K) at them and the score residuals
+    ``y - p`` (M,). InputError when it diverges (a coefficient beyond ``MAX_LOGIT_COEF``: choices
+    perfectly separated) or does not converge."""
+    from scipy.special import expit
+
+    def negative_hessian(p: np.ndarray) -> np.ndarray:
+        return (Z.T @ Z.multiply((p * (1 - p))[:, None]).tocsr()).toarray()
+
     params = np.zeros(Z.shape[1])
     for _ in range(MAX_NEWTON):
-        p = scipy.special.expit(Z @ params)
-        hessian = (Z * (p * (1 - p))[:, None]).T @ Z
+        p = expit(Z @ params)
         try:
-            step = scipy.linalg.cho_solve(scipy.linalg.cho_factor(hessian), Z.T @ (y - p))
+            step = scipy.linalg.cho_solve(scipy.linalg.cho_factor(negative_hessian(p)), Z.T @ (y - p))
         except np.linalg.LinAlgError:
             step = np.full_like(params, np.inf)
         params = params + step
@@ -215,19 +224,20 @@ def _newton_logit(Z: np.ndarray, y: np.ndarray, names: list[str], where: str) ->
             break
     else:
         raise InputError(f"the pair logit did not converge in {MAX_NEWTON} Newton steps", where=where)
-    p = scipy.special.expit(Z @ params)
-    return params, (Z * (p * (1 - p))[:, None]).T @ Z, y - p
+    p = expit(Z @ params)
+    return params, scipy.linalg.cho_factor(negative_hessian(p)), y - p
 
 
-def _cluster_sandwich(Z: np.ndarray, resid: np.ndarray, groups: np.ndarray, factor: tuple) -> np.ndarray:
-    """CR1 clustered covariance ``c * H^-1 S'S H^-1`` (K, K): ``Z`` (N, K), ``resid`` (N,),
-    ``groups`` (N,) int cluster codes, ``factor`` a Cholesky factor of ``H``."""
+def _cluster_sandwich(Z, resid: np.ndarray, groups: np.ndarray, factor: tuple) -> np.ndarray:
+    """CR1 clustered covariance ``c * H^-1 S'S H^-1`` (K, K): ``Z`` (N, K) sparse, ``resid`` (N,),
+    ``groups`` (N,) int cluster codes, ``factor`` a Cholesky factor of ``H``; ``S`` (G, K) sums the
+    score rows ``z_i * resid_i`` of each cluster (one sparse product)."""
     n, k = Z.shape
-    codes = np.unique(groups, return_inverse=True)[1]
+    codes = np.unique(groups, return_inverse=True)[1].ravel()
     g = int(codes.max()) + 1
-    indicator = scipy.sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(g, n))
-    scores = np.asarray(indicator @ (Z * resid[:, None]))  # (G, K) per-cluster score sums
-    bread = scipy.linalg.cho_solve(factor, np.eye(k))
-    cov = bread @ (scores.T @ scores) @ bread
+    indicator = scipy.sparse.csr_matrix((resid, (codes, np.arange(n))), shape=(g, n))
+    scores = (indicator @ Z).toarray()  # (G, K) per-cluster score sums
+    half = scipy.linalg.cho_solve(factor, scores.T)  # H^-1 S' (K, G)
+    cov = half @ half.T
     cov *= g / (g - 1) * (n - 1) / (n - k)
     return (cov + cov.T) / 2

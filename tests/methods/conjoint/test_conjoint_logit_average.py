@@ -1,4 +1,4 @@
-"""The average case as a best response to the randomisation: identity link against the closed form,
+"""The average case as a best response to the randomisation: identity link against the QP,
 logit link against brute force, Monte Carlo against enumeration, delta method against finite
 differences."""
 
@@ -70,11 +70,11 @@ def brute_force_optimum(model: OutcomeModel, lam: float, kind: str) -> float:
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_identity_link_reproduces_the_closed_form_and_its_standard_errors(seed):
+def test_identity_link_reproduces_the_qp_and_its_standard_errors(seed):
     model = random_model(seed, p0="random" if seed % 2 else "uniform")
     cf = average_case(model, 0.3)
     br = average_case_by_response(model, 0.3)
-    assert cf.solver == "closed-form" and br.extra["estimator"] == "mc" and br.extra["mc_se"] == 0.0
+    assert cf.solver == "qp" and br.extra["estimator"] == "mc" and br.extra["mc_se"] == 0.0
     for a, b in zip(cf.pi, br.pi, strict=True):
         assert np.abs(a - b).max() < 1e-8
     for a, b in zip(cf.pi_se, br.pi_se, strict=True):
@@ -132,6 +132,7 @@ def test_logit_delta_method_matches_finite_differences():
         assert base.extra["jac_value"] @ direction == pytest.approx(fd_value, abs=1e-6)
 
 
-def test_logit_refuses_the_closed_form():
-    with pytest.raises(UsageError, match="identity link"):
-        average_case(logit_model(0), 0.3, solver="closed-form")
+def test_logit_refuses_the_qp():
+    for solver in ("qp", "closed-form"):
+        with pytest.raises(UsageError, match="identity link"):
+            average_case(logit_model(0), 0.3, solver=solver)
