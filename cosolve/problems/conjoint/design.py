@@ -91,16 +91,18 @@ class Design:
 
     def feature_columns(self, X: np.ndarray, interactions: bool) -> np.ndarray:
         """The feature held by each profile in each block (N, D + len(pairs) with interactions, else
-        (N, D)) int: the column of its level's dummy per factor, then of its levels' product per pair,
+        (N, D)) int32: the column of its level's dummy per factor, then of its levels' product per pair,
         or -1 where a baseline makes it 0. Columns increase along a row."""
-        X = np.asarray(X, dtype=np.int64)
-        o = self.main_offsets
-        cols = [np.where(X[:, d] > 0, o[d] + X[:, d] - 1, -1) for d in range(self.n_factors)]
-        if interactions:
-            for k, (d, e) in enumerate(self.pairs):
-                held = (X[:, d] > 0) & (X[:, e] > 0)
-                cols.append(np.where(held, self.pair_offsets[k] + (X[:, d] - 1) * (self.sizes[e] - 1) + X[:, e] - 1, -1))
-        return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)
+        X = np.ascontiguousarray(np.asarray(X, dtype=np.int32).T)  # (D, N): factors contiguous
+        D, pairs = self.n_factors, self.pairs if interactions else ()
+        out = np.empty((D + len(pairs), X.shape[1]), dtype=np.int32)  # built a block per row, returned transposed
+        out[:D] = np.where(X > 0, self.main_offsets[:-1][:, None].astype(np.int32) + X - 1, -1)
+        for k, (d, e) in enumerate(pairs):
+            col = out[D + k]
+            np.multiply(X[d] - 1, self.sizes[e] - 1, out=col)
+            col += X[e] + (int(self.pair_offsets[k]) - 1)
+            col[(X[d] == 0) | (X[e] == 0)] = -1
+        return out.T
 
     def feature_matrix(self, X: np.ndarray, interactions: bool):
         """``phi`` of the profiles ``X`` (N, D) as a sparse (N, P) CSR matrix of 0/1 (at most
