@@ -1,9 +1,11 @@
-"""Tables of issue 28 from a tsp-scaling run: gap to the optimum (or the best tour of the run) per
-set, budget and method; per-instance gaps at each budget; the ablation of the Sinkhorn start against
-the same local search from greedy-edge and nearest-neighbour starts, paired by (instance, seed);
-the overshoot of the time limit.
+"""Tables of issue 28 from a TSP bench folder: gap to the optimum (or the best tour of the run) per
+set, budget and method; per-instance gaps at each budget; an ablation, paired by (instance, seed):
+by default the Sinkhorn start (gs-adaptive) against the same local search from greedy-edge and
+nearest-neighbour starts (``--ablation BASE,OTHER,...`` names other labels); the overshoot of the
+time limit.
 
     python bench/tsp_tables.py bench/results/tsp-scaling > bench/results/tsp-scaling/tables.md
+    python bench/tsp_tables.py bench/results/tsp-net --ablation gs-net,gs-latent,gs-net-only,ils-greedy-edge
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def load(folder: Path) -> list[dict]:
     return [dict(r) for r in con.execute("select * from jobs")]
 
 
-def main(folder: Path) -> None:
+def main(folder: Path, ablation: tuple[str, ...] = ABLATION) -> None:
     rows = load(folder)
     done = [r for r in rows if r["status"] == "done" and r["objective"] is not None]
     best: dict[tuple[str, str], float] = {}
@@ -48,9 +50,10 @@ def main(folder: Path) -> None:
     )
     failed = [r for r in rows if r["status"] != "done"]
 
-    print("# tsp-scaling tables\n")
-    print("Gap = (tour − reference) / reference. References: TSPLIB95's proven optima (tsplib, tsplib-large);")
-    print("for random sets the best tour of any job of this folder (every budget, seed and method; LKH-3's at 10 s or better).")
+    print(f"# {folder.name} tables\n")
+    print("Gap = (tour − reference) / reference. References: the suite's best-known values where it gives them (TSPLIB95's")
+    print("proven optima; bench/tsp_random_references.csv), else the best tour of any job of this folder (every budget,")
+    print("seed and method; for tsp-scaling's random sets LKH-3's at 60 s).")
     print("Cells: mean gap % over instances and seeds / largest gap % / runs at the reference.")
     print("A job without a tour is missing from its cell (listed at the end).\n")
     for budget in budgets:
@@ -92,15 +95,16 @@ def main(folder: Path) -> None:
             print(f"| {key[1]} | {_size(key, rows)} | {ref[key]:g} | " + " | ".join(cells) + " |")
         print()
 
-    print("## Ablation: the Sinkhorn start against the same local search from other starts\n")
-    print("Paired by (instance, seed), same budget: b/e/w = gs-adaptive better / equal / worse; diff = mean of")
-    print("(ablation gap − gs-adaptive gap) in points ± its standard error over pairs (positive: the Sinkhorn start wins).\n")
+    base = ablation[0]
+    print(f"## Ablation: {base} against the others\n")
+    print(f"Paired by (instance, seed), same budget: b/e/w = {base} better / equal / worse; diff = mean of")
+    print(f"(other gap − {base} gap) in points ± its standard error over pairs (positive: {base} wins).\n")
     print("| instances | budget | against | pairs | b/e/w | diff (points) |")
     print("|---|---:|---|---:|---|---|")
     for group in ("TSPLIB", "random"):
         for budget in budgets:
-            for other in ABLATION[1:]:
-                a = {(r["instance"], r["seed"]): gap[id(r)] for r in done if r["label"] == ABLATION[0] and r["budget"] == budget
+            for other in ablation[1:]:
+                a = {(r["instance"], r["seed"]): gap[id(r)] for r in done if r["label"] == base and r["budget"] == budget
                      and r["instance_set"].startswith("tsplib" if group == "TSPLIB" else "random")}  # fmt: skip
                 b = {(r["instance"], r["seed"]): gap[id(r)] for r in done if r["label"] == other and r["budget"] == budget
                      and r["instance_set"].startswith("tsplib" if group == "TSPLIB" else "random")}  # fmt: skip
@@ -156,4 +160,10 @@ def _size(key: tuple[str, str], rows: list[dict]) -> int:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    args = sys.argv[1:]
+    labels = ABLATION
+    if "--ablation" in args:
+        at = args.index("--ablation")
+        labels = tuple(args[at + 1].split(","))
+        del args[at : at + 2]
+    main(Path(args[0]), labels)
