@@ -62,7 +62,7 @@ MINIMAX_FIELDS = {
     "exploitability": "both parties' best-response gaps summed (0 at an equilibrium)",
     "divergence": "RMS difference of the two parties' policies",
     "converged": "whether the exploitability is within tolerance",
-    "estimator": "mc or enumerate",
+    "estimator": "qp or sqp (identity links, L2: the separable game without or with primaries), else mc or enumerate",
     "iterations": "solver iterations",
     "policy": "{party: {factor: {level: {p, se, p0}}}}: each party's equilibrium policy",
     "averaging": "{vote_share, worst_case_A, worst_case_B} if both parties averaged instead",

@@ -10,7 +10,10 @@ Identity links without primaries with the L2 penalty separate: ``V = 1/2 + E_pi_
 best response ignores the other and the equilibrium is each party's L2 average-case optimum of ``t``
 with its fixed factors: two exact QPs (:func:`~cosolve.methods.conjoint.policy.solve_policy_qp`) with
 the delta method of :func:`~cosolve.methods.conjoint.delta.qp_jacobians`, no iteration (estimator
-``qp``).
+``qp``). With primaries and identity links the game still separates, ``V = 1/2 + N_A(pi_A) -
+N_B(pi_B)``, but each ``N_P`` holds a second moment of the primary and general predictors (degree 4
+in the policy): each party's own problem by SQP in numpy
+(:mod:`~cosolve.methods.conjoint.minimax_primaries`, estimator ``sqp``).
 
 Otherwise, solver (:mod:`~cosolve.methods.conjoint.minimax_solver`): extra-gradient then Newton on both players'
 first-order conditions in softmax logits, with supports that shrink for boundary equilibria and, for
@@ -145,9 +148,9 @@ def solve_game(
 
 
 def _separates(models: dict[str, OutcomeModel], primaries, penalty: str, estimator: str) -> bool:
-    """Whether the game separates into two QPs (module docstring)."""
-    identity = all(m.link == "identity" for m in models.values())
-    return primaries is None and penalty == "l2" and estimator in ("auto", "mc") and identity
+    """Whether the game separates into two single-party problems solved in numpy (module docstring)."""
+    roles = list(models.values()) + list((primaries or {}).values())
+    return penalty == "l2" and estimator in ("auto", "mc") and all(m.link == "identity" for m in roles)
 
 
 def _solve_game(
@@ -167,6 +170,8 @@ def _solve_game(
         raise UsageError("lam must be one non-negative number or a pair (lam_A, lam_B)")
     spec = build_spec(models, shares, primaries, fixed_A, fixed_B)
     if _separates(models, primaries, penalty, estimator):
+        if primaries is not None:
+            return _separable_primaries_game(spec, lams, n_starts, seed, t0)
         return _separable_game(spec, lams, seed, t0)
     kind, est = make_estimator(spec, estimator, n_samples, seed)
     game = Game(spec, est, lams, penalty)
@@ -259,40 +264,95 @@ def _separable_game(spec: GameSpec, lams: tuple[float, float], seed: int, t0: fl
     best response is that optimum whatever the opponent plays: global when the QP is concave, else the
     best of its starts), the averaging comparison equal to the equilibrium."""
     from cosolve.methods.conjoint.delta import qp_jacobians
-    from cosolve.methods.conjoint.minimax_response import standard_errors
     from cosolve.methods.conjoint.policy import solve_policy_qp
 
     clock = time.perf_counter()
-    design, ends = spec.design, np.cumsum([m.params.size for m in spec.models])
     interactions = any(spec.models[i].interactions for i in spec.general)
-    theta = np.zeros(design.n_features(interactions))
-    for g, i in enumerate(spec.general):  # t = sum_g s_g f_g (identity links: kappa = 1)
-        theta[: spec.models[i].theta.size] += spec.shares[g] * spec.models[i].theta
-    size = theta.size + 1
-    t_model = OutcomeModel(design, "identity", interactions, np.concatenate([[0.0], theta]), np.zeros((size, size)))
+    size = spec.design.n_features(interactions) + 1
+    t, chain = _pooled(spec, [(i, spec.shares[g]) for g, i in enumerate(spec.general)], size)  # identity: kappa = 1
+    t_model = OutcomeModel(spec.design, "identity", interactions, t, np.zeros((size, size)))
     sols = [solve_policy_qp(t_model, lams[p], fixed=spec.fixed[p], seed=seed + p) for p in (0, 1)]
     solved = time.perf_counter()
-    # d theta_t / d params of model i: s_g on its theta, for each group g it judges
-    chain = np.zeros((size, int(ends[-1])))
-    for g, i in enumerate(spec.general):
-        start = int(ends[i]) - spec.models[i].params.size
-        chain[1 : spec.models[i].params.size, start + 1 : int(ends[i])] += spec.shares[g] * np.eye(spec.models[i].params.size - 1)
     jac = [qp_jacobians(t_model, lams[p], sols[p]) for p in (0, 1)]
     jac_v = (jac[0][1] - jac[1][1]) @ chain
     jac_pi = np.concatenate([jac[0][0] @ chain, jac[1][0] @ chain])
-    se_v, se_pi = standard_errors(spec, jac_v, jac_pi)
     v = 0.5 + sols[0].value - sols[1].value
-    pi_A, pi_B = sols[0].pi, sols[1].pi
-    D, half = design.n_factors, sum(design.sizes)
+    return _separable_result(spec, (sols[0].pi, sols[1].pi), v, jac_v, jac_pi, sols, "qp", (t0, clock, solved))
+
+
+def _pooled(spec: GameSpec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_k w_k (0, theta_{i_k})`` over ``weighted`` pairs ``(i, w)`` of model index and weight, padded
+    to (size,) (a main-effects model's interactions are 0), and its derivative (size, n_params) in the
+    stacked params (``alpha`` moves nothing)."""
+    vec, chain = np.zeros(size), np.zeros((size, int(spec.slices[-1].stop)))
+    for i, weight in weighted:
+        m, block = spec.models[i], spec.slices[i]
+        vec[1 : m.params.size] += weight * m.theta
+        chain[np.arange(1, m.params.size), np.arange(block.start + 1, block.stop)] += weight
+    return vec, chain
+
+
+def _separable_result(spec: GameSpec, pis, v: float, jac_v: np.ndarray, jac_pi: np.ndarray, sols, estimator: str, clocks):
+    """The :class:`GameResult` of a separable game: policies ``pis`` (A's, B's), A's vote share ``v``,
+    its Jacobian ``jac_v`` and the policies' ``jac_pi`` (2 sum_d L_d, n_params), the two parties'
+    solutions ``sols`` (``kkt_residual``, ``iterations``), ``clocks`` (start, solve start, solve end).
+    Exploitability 0 (each party's best response is its own optimum whatever the other plays) and
+    the averaging comparison equal to the equilibrium."""
+    from cosolve.methods.conjoint.minimax_response import standard_errors
+
+    t0, clock, solved = clocks
+    se_v, se_pi = standard_errors(spec, jac_v, jac_pi)
+    (pi_A, pi_B), D, half = pis, spec.design.n_factors, sum(spec.design.sizes)
     timings = {"equilibrium": solved - clock, "best_responses": 0.0, "delta": time.perf_counter() - solved, "averaging": 0.0}
     return GameResult(
         pi_A=pi_A, pi_B=pi_B, vote_share=v, vote_share_se=se_v, vote_share_mc_se=0.0, pi_se_A=se_pi[:D], pi_se_B=se_pi[D:],
         exploitability=0.0, gap_A=0.0, gap_B=0.0, divergence=_divergence(spec, pi_A, pi_B),
         foc_norm=max(sols[0].kkt_residual, sols[1].kkt_residual), iterations=sols[0].iterations + sols[1].iterations,
-        seconds=time.perf_counter() - t0, converged=True, estimator="qp", jac_vote_share=jac_v, jac_pi_A=jac_pi[:half],
+        seconds=time.perf_counter() - t0, converged=True, estimator=estimator, jac_vote_share=jac_v, jac_pi_A=jac_pi[:half],
         jac_pi_B=jac_pi[half:], param_blocks=_param_blocks(spec),
         averaging=AveragingComparison(pi_A, pi_B, v, v, v, v, v), timings=timings,
     )  # fmt: skip
+
+
+def _separable_primaries_game(spec: GameSpec, lams: tuple[float, float], n_starts: int, seed: int, t0: float) -> GameResult:
+    """The separable game with primaries (:mod:`~cosolve.methods.conjoint.minimax_primaries`): each
+    party's best KKT point of its own problem from ``p0`` and ``n_starts`` random starts, exploitability
+    0 against those starts (each best response is that optimum whatever the opponent plays), the
+    averaging comparison equal to the equilibrium; the delta method on the supports."""
+    from cosolve.methods.conjoint.minimax_payoff import KAPPA
+    from cosolve.methods.conjoint.minimax_primaries import Moments, PartyProblem, jacobians, maximise
+
+    clock = time.perf_counter()
+    design = spec.design
+    roles = list(spec.general) + list(spec.primaries)
+    interactions = any(spec.models[i].interactions for i in roles)
+    moments = Moments(design, interactions)
+    general = [(i, spec.shares[g] * KAPPA[spec.models[i].link]) for g, i in enumerate(spec.general)]
+    t, chain_t = _pooled(spec, general, moments.size)  # t = sum_g s_g kappa_g f_g
+    p0 = np.concatenate([np.asarray(p, dtype=np.float64) for p in design.p0])
+    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    problems, sols, chains_c = [], [], []
+    for p in (0, 1):
+        c, chain_c = _pooled(spec, [(spec.primaries[p], 1.0)], moments.size)
+        allowed = np.ones(p0.size, dtype=bool)
+        for d, level in spec.fixed[p].items():
+            allowed[starts[d] : starts[d + 1]] = False
+            allowed[starts[d] + level] = True
+        q = np.concatenate(spec.reference(p))
+        kappa = KAPPA[spec.models[spec.primaries[p]].link]
+        problems.append(PartyProblem(moments, c, t, kappa, q, lams[p], p0, allowed))
+        sols.append(maximise(problems[p], n_starts=n_starts, seed=seed + p))
+        chains_c.append(chain_c)
+    solved = time.perf_counter()
+    jac_pi, jac_n = [], []
+    for p in (0, 1):
+        dx_c, dx_t, dn_c, dn_t = jacobians(problems[p], sols[p])
+        jac_pi.append(dx_c @ chains_c[p] + dx_t @ chain_t)
+        jac_n.append(dn_c @ chains_c[p] + dn_t @ chain_t)
+    jac_v = jac_n[0] - jac_n[1]
+    v = 0.5 + problems[0].value(sols[0].x) - problems[1].value(sols[1].x)
+    pis = tuple([s.x[starts[d] : starts[d + 1]].copy() for d in range(design.n_factors)] for s in sols)
+    return _separable_result(spec, pis, v, jac_v, np.concatenate(jac_pi), sols, "sqp", (t0, clock, solved))
 
 
 def make_estimator(spec: GameSpec, estimator: str, n_samples: int, seed: int):

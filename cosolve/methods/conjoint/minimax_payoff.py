@@ -69,11 +69,6 @@ class GameSpec:
     def stacked_params(self) -> np.ndarray:
         return np.concatenate([m.params for m in self.models])
 
-    def stacked_cov(self) -> np.ndarray:
-        from scipy.linalg import block_diag
-
-        return block_diag(*[m.cov for m in self.models])
-
     def free(self, player: int) -> list[int]:
         return [d for d in range(self.design.n_factors) if d not in self.fixed[player]]
 

@@ -254,9 +254,11 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
 def standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
     """The value's standard error and the levels' (split per factor, one or more policies stacked)
     from Jacobians in the stacked parameters, whose covariance is block-diagonal over the models."""
-    Sigma = spec.stacked_cov()
-    var_v = float(jac_v @ Sigma @ jac_v)
-    se_pi = np.sqrt(np.clip(np.einsum("ip,pq,iq->i", jac_pi, Sigma, jac_pi), 0.0, None))
+    var_v, var_pi = 0.0, np.zeros(jac_pi.shape[0])
+    for model, block in zip(spec.models, spec.slices, strict=True):  # Sigma block by block
+        var_v += float(jac_v[block] @ model.cov @ jac_v[block])
+        var_pi += ((jac_pi[:, block] @ model.cov) * jac_pi[:, block]).sum(1)
+    se_pi = np.sqrt(np.clip(var_pi, 0.0, None))
     sizes = list(spec.design.sizes) * (jac_pi.shape[0] // sum(spec.design.sizes))
     return float(np.sqrt(max(var_v, 0.0))), np.split(se_pi, np.cumsum(sizes)[:-1])
 
