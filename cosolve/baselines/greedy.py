@@ -94,7 +94,7 @@ def _mis(problem: Problem, ctx: SolveContext) -> Outcome:
 
 def _max_clique(problem: Problem, ctx: SolveContext) -> Outcome:
     from cosolve.heuristics.graphs import clique_starts, greedy_clique_kernel
-    from cosolve.heuristics.setcover import index_arrays
+    from cosolve.heuristics.sparse_index import index_arrays
 
     count = ctx.options["clique_starts"]
     indptr, indices = index_arrays(problem.adjacency)

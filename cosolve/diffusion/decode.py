@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cosolve.heuristics.setcover import index_arrays
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.problems.graphs import GraphProblem
 
 

@@ -43,7 +43,8 @@ from cosolve.heuristics.lagrangian import (
     lagrangian_greedy_kernel,
     lagrangian_heuristic,
 )
-from cosolve.heuristics.setcover import index_arrays, remove_redundant_kernel
+from cosolve.heuristics.setcover import remove_redundant_kernel
+from cosolve.heuristics.sparse_index import index_arrays
 
 #: Reduced cost below which CFT's column fixing takes a column (if no other such column shares a row).
 FIX_THRESHOLD = -0.001

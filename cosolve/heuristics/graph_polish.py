@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
-from cosolve.heuristics.setcover import index_arrays
+from cosolve.heuristics.sparse_index import index_arrays
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from cosolve.heuristics.heap import heap_fix
-from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
+from cosolve.heuristics.sparse_index import index_arrays
 
 # --------------------------------------------------------------------------- maximum independent set
 
@@ -263,6 +263,8 @@ def greedy_dominating_set(
     neighbourhoods (a symmetric matrix, so it is its own CSC). Then drop nodes whose closed
     neighbourhood stays dominated without them, so no node can be removed.
     """
+    from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant  # the set cover kernels: MDS only
+
     closed = closed_neighborhoods(adjacency)
     n = closed.shape[0]
     costs = np.ones(n)

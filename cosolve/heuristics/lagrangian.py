@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from cosolve.heuristics.setcover import heap_pop_root, heap_sift_down, heapify, index_arrays, smallest_k
+from cosolve.heuristics.setcover import heap_pop_root, heap_sift_down, heapify, smallest_k
+from cosolve.heuristics.sparse_index import index_arrays
 
 
 @njit(cache=True)

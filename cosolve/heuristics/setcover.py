@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from cosolve.errors import InputError
+from cosolve.heuristics.sparse_index import index_arrays
 
 # --------------------------------------------------------------------------- binary min-heap
 
@@ -266,19 +267,6 @@ def remove_redundant_kernel(col_ptr: np.ndarray, col_idx: np.ndarray, n_rows: in
 
 
 # --------------------------------------------------------------------------- Python entry points
-
-
-def index_arrays(*matrices: sp.csr_array | sp.csc_array) -> list[np.ndarray]:
-    """``indptr, indices`` of each matrix, all int32 (int64 if any nonzero count needs it).
-
-    One dtype for all index arrays keeps numba to a single compiled specialisation.
-    """
-    big = any(a.nnz >= np.iinfo(np.int32).max or max(a.shape) >= np.iinfo(np.int32).max for a in matrices)
-    dtype = np.int64 if big else np.int32
-    out = []
-    for a in matrices:
-        out += [np.ascontiguousarray(a.indptr, dtype=dtype), np.ascontiguousarray(a.indices, dtype=dtype)]
-    return out
 
 
 def chvatal_greedy(

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from cosolve.heuristics.setcover import index_arrays
+from cosolve.heuristics.sparse_index import index_arrays
 
 
 @njit(cache=True)

@@ -9,7 +9,8 @@ import pytest
 
 from cosolve.heuristics.cft import FIX_THRESHOLD, RefineStats, Residual, columns_to_fix, refine
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
-from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
+from cosolve.heuristics.setcover import greedy_set_cover
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
 from tests.heuristics.setcover_cases import random_cover
 from tests.oracles import brute_force_setcover

@@ -9,9 +9,9 @@ from cosolve.heuristics.setcover import (
     chvatal_greedy,
     chvatal_greedy_kernel,
     greedy_set_cover,
-    index_arrays,
     remove_redundant,
 )
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.problems import SetCover
 from tests.oracles import brute_force_setcover
 

@@ -33,8 +33,9 @@ from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.result import Status, Termination
 from cosolve.heuristics.cft import RefineStats, refine
 from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
-from cosolve.heuristics.setcover import chvatal_greedy, index_arrays, remove_redundant
+from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
 from cosolve.problems.setcover import SetCover

@@ -17,8 +17,9 @@ def warm_kernels() -> None:
     from cosolve.generators.setcover import random_setcover
     from cosolve.heuristics.cft import refine
     from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
-    from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
+    from cosolve.heuristics.setcover import greedy_set_cover
     from cosolve.heuristics.setcover_local import swap_local_search
+    from cosolve.heuristics.sparse_index import index_arrays
     from cosolve.methods.glns.instability import extract_region, generate, gradient_rule, region_kernel
     from cosolve.methods.glns.neighborhood import candidate_lists, free_columns_kernel, subproblem_kernel
 

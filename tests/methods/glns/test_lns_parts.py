@@ -5,7 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from cosolve.heuristics.lagrangian import lagrangian_bound
-from cosolve.heuristics.setcover import greedy_set_cover, index_arrays
+from cosolve.heuristics.setcover import greedy_set_cover
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.instability import extract_region, generate, gradient_rule, region_kernel
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
