@@ -76,6 +76,8 @@ TIMED = [
     ("cosolve.methods.conjoint.delta", "value_bias", "delta"),
     ("cosolve.methods.conjoint.delta", "qp_jacobians", "delta"),
     ("cosolve.methods.conjoint.minimax_response", "delta_method", "delta"),
+    ("cosolve.methods.conjoint.minimax_response", "standard_errors", "delta"),
+    ("cosolve.methods.conjoint.minimax_primaries", "jacobians", "delta"),
     ("cosolve.methods.conjoint.minimax_response", "averaging_comparison", "averaging"),
     ("cosolve.methods.conjoint.minimax_response", "best_response", "best responses"),
     ("cosolve.methods.conjoint.minimax", "solve_game", "game"),

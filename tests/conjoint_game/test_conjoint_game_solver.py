@@ -266,3 +266,65 @@ def test_input_errors():
         solve_game(general, shares, lam=0.1, penalty="tv")
     with pytest.raises(UsageError, match="lam"):
         solve_game(general, shares, lam=-1.0)
+
+
+def _mc_game(rng, primaries: bool, lam: float = 0.3):
+    from cosolve.methods.conjoint.minimax_mc import MonteCarlo
+    from cosolve.methods.conjoint.minimax_payoff import build_spec
+    from cosolve.methods.conjoint.minimax_solver import Game
+
+    general, shares, prim = _game_inputs(rng, "logit")
+    spec = build_spec(general, shares, prim if primaries else None, {"party": "D"}, {"party": "R"})
+    return Game(spec, MonteCarlo(spec, 500, 0), (lam, lam), "l2")
+
+
+@pytest.mark.parametrize("primaries", [False, True])
+def test_level_values_are_the_plain_value_of_each_level(primaries):
+    """The Monte Carlo vertex step's one pass over a factor's levels against one plain value per level."""
+    rng = np.random.default_rng(6)
+    game = _mc_game(rng, primaries)
+    other = [torch.as_tensor(rng.dirichlet(np.ones(s))) for s in SMALL.sizes]
+    for player in (0, 1):
+        own = [torch.eye(s, dtype=torch.float64)[rng.integers(s)] for s in SMALL.sizes]
+        for d in range(1, SMALL.n_factors):
+            got = game.est.level_values(player, own, other, d)
+            want = []
+            for lv in range(SMALL.sizes[d]):
+                mine = [torch.eye(SMALL.sizes[d], dtype=torch.float64)[lv] if e == d else p for e, p in enumerate(own)]
+                want.append(float(game.vote_share(*((mine, other) if player == 0 else (other, mine)))))
+            np.testing.assert_allclose(got, want, atol=1e-14)
+
+
+@pytest.mark.parametrize("primaries", [False, True])
+def test_monte_carlo_l2_best_response_by_sqp_matches_lbfgs_on_the_surrogate(primaries):
+    """The numpy SQP rounds on the re-centred surrogate against the torch rounds they replaced (L-BFGS
+    on the logits, Newton polish; kept here as the reference) from ``p0``: the same policy (interior at
+    lam 0.3, where logits reach it) and plain payoff."""
+    from cosolve.methods.conjoint.minimax_primaries import party_problems
+    from cosolve.methods.conjoint.minimax_response import _lbfgs, _newton_polish, _surrogate_sqp, as_policy
+    from cosolve.methods.conjoint.minimax_solver import Player
+
+    rng = np.random.default_rng(7)
+    game = _mc_game(rng, primaries)
+    other = as_policy([rng.dirichlet(np.ones(s)) for s in SMALL.sizes])
+    for player in (0, 1):
+        P = Player(game.spec, player)
+
+        def u_of_w(w, P=P, player=player):
+            return game.utility(player, P.policy(w), other)
+
+        w = torch.as_tensor(P.initial(), dtype=torch.float64)
+        for _ in range(10):
+            own = P.policy(w)
+            with game.centred(*((own, other) if player == 0 else (other, own)), hessian=False):
+                w_new = _newton_polish(u_of_w, _lbfgs(u_of_w, w.numpy(), 500))
+            shift, w = float((w_new - w).abs().max()), w_new
+            if shift <= 1e-9:
+                break
+        reference = [p.detach().numpy() for p in P.policy(w)]
+        start = [p.detach().numpy() for p in P.policy(torch.as_tensor(P.initial(), dtype=torch.float64))]
+        problem = party_problems(game.spec, game.lam)[0][player]
+        got = _surrogate_sqp(game, player, problem, start, other, 10)
+        for a, b in zip(got, reference, strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-7)
+        assert float(game.utility(player, as_policy(got), other)) == pytest.approx(float(u_of_w(w)), abs=1e-10)

@@ -264,12 +264,13 @@ def _separable_game(spec: GameSpec, lams: tuple[float, float], seed: int, t0: fl
     best response is that optimum whatever the opponent plays: global when the QP is concave, else the
     best of its starts), the averaging comparison equal to the equilibrium."""
     from cosolve.methods.conjoint.delta import qp_jacobians
+    from cosolve.methods.conjoint.minimax_primaries import pooled
     from cosolve.methods.conjoint.policy import solve_policy_qp
 
     clock = time.perf_counter()
     interactions = any(spec.models[i].interactions for i in spec.general)
     size = spec.design.n_features(interactions) + 1
-    t, chain = _pooled(spec, [(i, spec.shares[g]) for g, i in enumerate(spec.general)], size)  # identity: kappa = 1
+    t, chain = pooled(spec, [(i, spec.shares[g]) for g, i in enumerate(spec.general)], size)  # identity: kappa = 1
     t_model = OutcomeModel(spec.design, "identity", interactions, t, np.zeros((size, size)))
     sols = [solve_policy_qp(t_model, lams[p], fixed=spec.fixed[p], seed=seed + p) for p in (0, 1)]
     solved = time.perf_counter()
@@ -278,18 +279,6 @@ def _separable_game(spec: GameSpec, lams: tuple[float, float], seed: int, t0: fl
     jac_pi = np.concatenate([jac[0][0] @ chain, jac[1][0] @ chain])
     v = 0.5 + sols[0].value - sols[1].value
     return _separable_result(spec, (sols[0].pi, sols[1].pi), v, jac_v, jac_pi, sols, "qp", (t0, clock, solved))
-
-
-def _pooled(spec: GameSpec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarray, np.ndarray]:
-    """``sum_k w_k (0, theta_{i_k})`` over ``weighted`` pairs ``(i, w)`` of model index and weight, padded
-    to (size,) (a main-effects model's interactions are 0), and its derivative (size, n_params) in the
-    stacked params (``alpha`` moves nothing)."""
-    vec, chain = np.zeros(size), np.zeros((size, int(spec.slices[-1].stop)))
-    for i, weight in weighted:
-        m, block = spec.models[i], spec.slices[i]
-        vec[1 : m.params.size] += weight * m.theta
-        chain[np.arange(1, m.params.size), np.arange(block.start + 1, block.stop)] += weight
-    return vec, chain
 
 
 def _separable_result(spec: GameSpec, pis, v: float, jac_v: np.ndarray, jac_pi: np.ndarray, sols, estimator: str, clocks):
@@ -316,33 +305,16 @@ def _separable_result(spec: GameSpec, pis, v: float, jac_v: np.ndarray, jac_pi: 
 
 def _separable_primaries_game(spec: GameSpec, lams: tuple[float, float], n_starts: int, seed: int, t0: float) -> GameResult:
     """The separable game with primaries (:mod:`~cosolve.methods.conjoint.minimax_primaries`): each
-    party's best KKT point of its own problem from ``p0`` and ``n_starts`` random starts, exploitability
-    0 against those starts (each best response is that optimum whatever the opponent plays), the
-    averaging comparison equal to the equilibrium; the delta method on the supports."""
-    from cosolve.methods.conjoint.minimax_payoff import KAPPA
-    from cosolve.methods.conjoint.minimax_primaries import Moments, PartyProblem, jacobians, maximise
+    party's best KKT point of its own problem from ``p0`` and ``n_starts`` random starts and vertex
+    ascent, exploitability 0 against those starts (each best response is that optimum whatever the
+    opponent plays), the averaging comparison equal to the equilibrium; the delta method on the supports."""
+    from cosolve.methods.conjoint.minimax_primaries import jacobians, maximise, party_problems
 
     clock = time.perf_counter()
     design = spec.design
-    roles = list(spec.general) + list(spec.primaries)
-    interactions = any(spec.models[i].interactions for i in roles)
-    moments = Moments(design, interactions)
-    general = [(i, spec.shares[g] * KAPPA[spec.models[i].link]) for g, i in enumerate(spec.general)]
-    t, chain_t = _pooled(spec, general, moments.size)  # t = sum_g s_g kappa_g f_g
-    p0 = np.concatenate([np.asarray(p, dtype=np.float64) for p in design.p0])
     starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
-    problems, sols, chains_c = [], [], []
-    for p in (0, 1):
-        c, chain_c = _pooled(spec, [(spec.primaries[p], 1.0)], moments.size)
-        allowed = np.ones(p0.size, dtype=bool)
-        for d, level in spec.fixed[p].items():
-            allowed[starts[d] : starts[d + 1]] = False
-            allowed[starts[d] + level] = True
-        q = np.concatenate(spec.reference(p))
-        kappa = KAPPA[spec.models[spec.primaries[p]].link]
-        problems.append(PartyProblem(moments, c, t, kappa, q, lams[p], p0, allowed))
-        sols.append(maximise(problems[p], n_starts=n_starts, seed=seed + p))
-        chains_c.append(chain_c)
+    problems, chain_t, chains_c = party_problems(spec, lams)
+    sols = [maximise(problems[p], n_starts=n_starts, seed=seed + p) for p in (0, 1)]
     solved = time.perf_counter()
     jac_pi, jac_n = [], []
     for p in (0, 1):

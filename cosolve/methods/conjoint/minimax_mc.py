@@ -163,6 +163,30 @@ class MonteCarlo(Estimator):
         oA, oB = self._opp(const, 0)
         return self.residual(fA, fB, oA, oB)
 
+    def level_values(self, player: int, own, other, d: int) -> np.ndarray:
+        """The plain value (L_d,) with the player's pure policy ``own`` (list of one-hot (L_e,)) moved
+        to each level of factor ``d``, against ``other`` (list of (L_e,)), in one pass over the samples
+        (a pure policy's samples are its profile): the control values level by level, the residuals
+        of all levels against the opponent's samples at once."""
+        torch = _torch()
+        size, const = self.spec.design.sizes[d], self._const
+        eye = torch.eye(size, dtype=torch.float64)
+        values = []
+        for lv in range(size):
+            mine = [eye[lv] if e == d else p for e, p in enumerate(own)]
+            pi_A, pi_B = (mine, other) if player == 0 else (other, mine)
+            values.append(float(self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)))
+        if self.exact or not self.use_residual:
+            return np.array(values)
+        X = np.repeat(np.array([[int(np.argmax(_concrete(p))) for p in own]]), size, axis=0)
+        X[:, d] = np.arange(size)
+        X_other = torch.as_tensor(self.samples([_concrete(p) for p in other], 1 - player))
+        f_own = [self.predict(pr, torch.as_tensor(X))[:, None] for pr in const["preds"]]
+        f_other = [self.predict(pr, X_other)[None, :] for pr in const["preds"]]
+        fA, fB = (f_own, f_other) if player == 0 else (f_other, f_own)
+        R = self.residual(fA, fB, *self._opp(const, 0))  # (L_d, M)
+        return np.array(values) + R.mean(1).detach().numpy()
+
     def first_order(self, XA, XB, const):
         """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in
         the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity)."""

@@ -128,43 +128,57 @@ def _others(t: np.ndarray) -> list[np.ndarray]:
 
 @dataclass
 class PartyProblem:
-    """Party P's ``J(x) = <W, M(x)> + const - lam ||x - p0||^2`` (module docstring): ``c``, ``t``
-    (P + 1,) the padded predictors, ``kappa`` the primary slope, ``q`` (n,) the party's reference
-    candidate, ``allowed`` (n,) its levels (a fixed factor keeps one)."""
+    """Party P's ``J(x) = <W, M(x)> + const + linear . x - lam ||x - p0||^2`` (module docstring): ``c``
+    (P + 1,) the padded primary predictor (None without primaries: then ``N_P = E_x t``), ``t`` (P + 1,)
+    the pooled general one, ``kappa`` the primary slope, ``q`` (n,) the party's reference candidate,
+    ``allowed`` (n,) its levels (a fixed factor keeps one), ``linear`` (n,) an extra linear term or
+    None (a Monte Carlo residual's gradient, :func:`~cosolve.methods.conjoint.minimax_response.best_response`)."""
 
     moments: Moments
-    c: np.ndarray
+    c: np.ndarray | None
     t: np.ndarray
     kappa: float
     q: np.ndarray
     lam: float
     p0: np.ndarray
     allowed: np.ndarray
+    linear: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.Mq = Mq = self.moments.matrix(self.q)
         self.mq = Mq[:, 0]
-        c, t, k, e0 = self.c, self.t, self.kappa, np.eye(self.c.size)[0]
-        W = 0.5 * np.outer(e0, t) + k * (np.outer(c, t) - (t @ self.mq) * np.outer(c, e0) - (c @ self.mq) * np.outer(e0, t))
+        t, e0 = self.t, np.eye(self.t.size)[0]
+        if self.c is None:
+            W, self.const = np.outer(e0, t), 0.0
+        else:
+            c, k = self.c, self.kappa
+            W = 0.5 * np.outer(e0, t) + k * (np.outer(c, t) - (t @ self.mq) * np.outer(c, e0) - (c @ self.mq) * np.outer(e0, t))
+            self.const = float(0.5 * t @ self.mq + k * c @ Mq @ t)
         self.w = self.moments.weights(W)
-        self.const = 0.5 * t @ self.mq + k * c @ Mq @ t
+        self.lin = np.zeros(self.p0.size) if self.linear is None else np.asarray(self.linear, dtype=np.float64)
 
     def value(self, x: np.ndarray) -> float:
-        """``N_P(x)``."""
-        return self.moments.value(self.w, x) + float(self.const)
+        """``N_P(x)`` (plus ``linear . x``)."""
+        return self.moments.value(self.w, x) + self.const + float(self.lin @ x)
 
     def pure_value(self, X: np.ndarray) -> np.ndarray:
-        """``N_P`` (B,) at the pure profiles ``X`` (B, D): ``E[c t] = c(x) t(x)`` there."""
-        cols = self.moments.design.feature_columns(X, self.moments.interactions)
-        c, t = np.append(self.c[1:], 0.0)[cols].sum(1), np.append(self.t[1:], 0.0)[cols].sum(1)
+        """``N_P`` (plus ``linear . x``) (B,) at the pure profiles ``X`` (B, D): ``E[c t] = c(x) t(x)`` there."""
+        design = self.moments.design
+        cols = design.feature_columns(X, self.moments.interactions)
+        t = np.append(self.t[1:], 0.0)[cols].sum(1)
+        starts = np.concatenate([[0], np.cumsum(design.sizes)[:-1]]).astype(np.int64)
+        extra = self.lin[starts + X].sum(1)
+        if self.c is None:
+            return t + extra
+        c = np.append(self.c[1:], 0.0)[cols].sum(1)
         Eq_c, Eq_t = self.c @ self.mq, self.t @ self.mq
-        return 0.5 * (t + Eq_t) + self.kappa * (c * t - c * Eq_t - Eq_c * t + self.c @ self.Mq @ self.t)
+        return 0.5 * (t + Eq_t) + self.kappa * (c * t - c * Eq_t - Eq_c * t + self.c @ self.Mq @ self.t) + extra
 
     def objective(self, x: np.ndarray) -> float:
         return self.value(x) - self.lam * float(((x - self.p0) ** 2).sum())
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
-        return self.moments.gradient(self.w, x) - 2.0 * self.lam * (x - self.p0)
+        return self.moments.gradient(self.w, x) + self.lin - 2.0 * self.lam * (x - self.p0)
 
     def hessian(self, x: np.ndarray) -> np.ndarray:
         return self.moments.hessian(self.w, x) - 2.0 * self.lam * np.eye(x.size)
@@ -187,6 +201,46 @@ class PartyProblem:
         d_t = mom.contracted_jacobian(u, x) - k * np.outer(mom.contracted_jacobian(c, x)[:, 0], mq)
         d_c = mom.contracted_jacobian(v, x) - k * np.outer(mom.contracted_jacobian(t, x)[:, 0], mq)
         return d_c, d_t
+
+
+def pooled(spec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``sum_k w_k (0, theta_{i_k})`` over ``weighted`` pairs ``(i, w)`` of model index (in
+    ``spec.models``) and weight, padded to (size,) (a main-effects model's interactions are 0), and its
+    derivative (size, n_params) in the stacked params (``alpha`` moves nothing)."""
+    vec, chain = np.zeros(size), np.zeros((size, int(spec.slices[-1].stop)))
+    for i, weight in weighted:
+        m, block = spec.models[i], spec.slices[i]
+        vec[1 : m.params.size] += weight * m.theta
+        chain[np.arange(1, m.params.size), np.arange(block.start + 1, block.stop)] += weight
+    return vec, chain
+
+
+def party_problems(spec, lams: tuple[float, float]) -> tuple[list[PartyProblem], np.ndarray, list[np.ndarray | None]]:
+    """Both parties' :class:`PartyProblem` of the game's control value (``N_A``, ``N_B``; the links'
+    tangents, exact with identity links) and the derivatives of ``t~`` (P + 1, n_params) and of each
+    party's ``c~`` (None without primaries) in the stacked params."""
+    from cosolve.methods.conjoint.minimax_payoff import KAPPA
+
+    design = spec.design
+    roles = list(spec.general) + list(spec.primaries or ())
+    moments = Moments(design, any(spec.models[i].interactions for i in roles))
+    general = [(i, spec.shares[g] * KAPPA[spec.models[i].link]) for g, i in enumerate(spec.general)]
+    t, chain_t = pooled(spec, general, moments.size)  # t = sum_g s_g kappa_g f_g
+    p0 = np.concatenate([np.asarray(p, dtype=np.float64) for p in design.p0])
+    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    problems, chains_c = [], []
+    for p in (0, 1):
+        c, chain_c, kappa = None, None, 1.0
+        if spec.primaries is not None:
+            c, chain_c = pooled(spec, [(spec.primaries[p], 1.0)], moments.size)
+            kappa = KAPPA[spec.models[spec.primaries[p]].link]
+        allowed = np.ones(p0.size, dtype=bool)
+        for d, level in spec.fixed[p].items():
+            allowed[starts[d] : starts[d + 1]] = False
+            allowed[starts[d] + level] = True
+        problems.append(PartyProblem(moments, c, t, kappa, np.concatenate(spec.reference(p)), lams[p], p0, allowed))
+        chains_c.append(chain_c)
+    return problems, chain_t, chains_c
 
 
 @dataclass

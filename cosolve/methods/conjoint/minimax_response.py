@@ -6,13 +6,15 @@
   free logits from the given starts, ``p0`` and ``n_starts`` random logits (to a gradient of 1e-9),
   each polished by Newton steps while the Hessian is negative definite. With the Monte Carlo
   estimator this runs on its first-order surrogate, re-centred at the result up to ``rounds`` times,
-  and the result is scored by the plain value. Then *vertex ascent* from each result's modal
+  and the result is scored by the plain value; with the L2 penalty the surrogate is the player's own
+  control value plus a linear term, and its maximiser is found in numpy by SQP on the policy instead
+  (:func:`_surrogate_sqp`, the same rounds, supports exact). Then *vertex ascent* from each result's modal
   profile: coordinate ascent over pure profiles (it finds boundary optima, e.g. ``lam = 0``, that
   logits only approach; with an exact estimator ``V`` is multilinear and ``dV/dpi_d`` at a pure
   profile lists the vote share with factor ``d`` at each level). The best value of all is returned.
 - With the Monte Carlo estimator the gaps compare plain values, so they are only as small as its
   optimisation noise (a best response can pick up favourable sampling error, of the order of
-  ``mc_se`` times a few).
+  ``mc_se`` times a few). Its vertex step scores all of a factor's levels in one pass over the samples.
 - Delta method: at the equilibrium ``grad_w S(w; theta) = 0`` (``S`` of the minimax module, whose
   stationarity in each player's own logits is the pair of first-order conditions), so
   ``dw/dtheta = -H_ww^{-1} H_w,theta`` (the sign flip of B's conditions cancels) and
@@ -65,20 +67,59 @@ def best_response(
     inits += [P.initial()]
     inits += [rng.normal(0.0, 1.5, P.n) for _ in range(n_starts)]
     best_value, best_pi = -np.inf, None
+    problem = None
+    if not game.est.multilinear and game.penalty == "l2":  # the surrogate's best response is a numpy problem
+        from cosolve.methods.conjoint.minimax_primaries import party_problems
+
+        problem = party_problems(game.spec, game.lam)[0][player]
     for w0 in inits:
         w = torch.as_tensor(w0, dtype=torch.float64)
-        for _ in range(1 if game.est.multilinear else rounds):
-            own = P.policy(w)
-            with game.centred(*((own, other) if player == 0 else (other, own)), hessian=False):
-                w_new = _newton_polish(u_of_w, _lbfgs(u_of_w, w.numpy(), max_iter))
-            shift, w = float((w_new - w).abs().max()), w_new
-            if shift <= 1e-9:
-                break
-        pi = [p.detach() for p in P.policy(w)]
-        for value, cand in ((float(u_of_w(w)), pi), _vertex_ascent(game, player, other, pi)):
+        if problem is not None:
+            pi = as_policy(_surrogate_sqp(game, player, problem, [p.detach().numpy() for p in P.policy(w)], other, rounds))
+            found = float(game.utility(player, pi, other))
+        else:
+            for _ in range(1 if game.est.multilinear else rounds):
+                own = P.policy(w)
+                with game.centred(*((own, other) if player == 0 else (other, own)), hessian=False):
+                    w_new = _newton_polish(u_of_w, _lbfgs(u_of_w, w.numpy(), max_iter))
+                shift, w = float((w_new - w).abs().max()), w_new
+                if shift <= 1e-9:
+                    break
+            pi = [p.detach() for p in P.policy(w)]
+            found = float(u_of_w(w))
+        for value, cand in ((found, pi), _vertex_ascent(game, player, other, pi)):
             if value > best_value:
                 best_value, best_pi = value, [p.numpy().copy() for p in cand]
     return best_value, best_pi
+
+
+def _surrogate_sqp(game, player: int, problem, pi: list[np.ndarray], other, rounds: int) -> list[np.ndarray]:
+    """The Monte Carlo best response with the L2 penalty in numpy: the surrogate centred at ``pi`` (list
+    of (L_d,)) is the control value, separable (the player's ``N_P``,
+    :func:`~cosolve.methods.conjoint.minimax_primaries.party_problems`), plus the residual's first-order
+    term ``g . pi`` (``+g_A`` for A, ``-g_B`` for B), so its maximiser is a local SQP solve from ``pi``
+    (the supports exact, no logits); re-centred there up to ``rounds`` times, until the policy moves at
+    most 1e-9. Returns the policy (list of (L_d,))."""
+    from dataclasses import replace
+
+    from cosolve.methods.conjoint.minimax_primaries import _sqp
+    from cosolve.methods.conjoint.policy import QP_TOL
+
+    design = game.spec.design
+    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    free = np.concatenate([np.arange(starts[d], starts[d + 1]) for d in game.spec.free(player)] + [np.zeros(0, dtype=np.int64)])
+    x = np.concatenate(pi)
+    tol = QP_TOL * max(float(np.abs(problem.gradient(x)).max()), float(np.abs(problem.hessian(x)).max()), 1e-300)
+    for _ in range(rounds):
+        own = as_policy(np.split(x, starts[1:-1]))
+        centre = game.est.centre(*((own, other) if player == 0 else (other, own)), hessian=False)
+        linear = np.zeros(x.size)
+        linear[free] = centre["gA"].numpy() if player == 0 else -centre["gB"].numpy()
+        x_new, _, _ = _sqp(replace(problem, linear=linear), x, tol)
+        shift, x = float(np.abs(x_new - x).max()), x_new
+        if shift <= 1e-9:
+            break
+    return np.split(x, starts[1:-1])
 
 
 def _lbfgs(f, w0: np.ndarray, max_iter: int):
@@ -135,8 +176,10 @@ def _vertex_penalty(p0: np.ndarray, penalty: str) -> np.ndarray:
 
 def _vertex_ascent(game, player: int, other, pi_start, sweeps: int = 50):
     """Coordinate ascent over the player's pure profiles from the modal profile of ``pi_start``: with a
-    multilinear estimator one gradient per factor gives every level's vote share, else each level is
-    evaluated."""
+    multilinear estimator one gradient per factor gives every level's vote share, else the Monte Carlo
+    estimator's plain values of all the factor's levels in one pass
+    (:meth:`~cosolve.methods.conjoint.minimax_mc.MonteCarlo.level_values`; the game's surrogate is not
+    in use here)."""
     torch = _torch()
     design, free = game.spec.design, game.spec.free(player)
     levels = [int(np.argmax(np.asarray(p))) for p in pi_start]
@@ -152,12 +195,7 @@ def _vertex_ascent(game, player: int, other, pi_start, sweeps: int = 50):
             pair = (own, other) if player == 0 else (other, own)
             (g,) = torch.autograd.grad(game.vote_share(*pair), own[d])
             return g.numpy()
-        out = []
-        for lv in range(design.sizes[d]):
-            own[d] = torch.eye(design.sizes[d], dtype=torch.float64)[lv]
-            pair = (own, other) if player == 0 else (other, own)
-            out.append(float(game.vote_share(*pair)))
-        return np.array(out)
+        return game.est.level_values(player, own, other, d)
 
     for _ in range(sweeps):
         changed = False
@@ -235,20 +273,42 @@ def response_delta_method(game, player: int, pi_own, pi_other):
 def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
     """``(d value*/d theta (n_params,), d levels*/d theta (n_levels, n_params))``, numpy, at a
     stationary point ``w`` of ``objective(w, theta)`` in ``w``: ``dw/dtheta = -H_ww^{-1} H_w,theta``
-    (NaN where ``H_ww`` is singular: the stationary point is not locally unique)."""
+    (NaN where ``H_ww`` is singular: the stationary point is not locally unique). ``theta`` is the
+    bound params of the estimator, so ``H_ww`` is taken with ``objective(w, None)`` (the same
+    function, without carrying the params through the estimator's constants)."""
     torch = _torch()
-    from torch.func import grad, jacfwd, jacrev
+    from torch.func import grad, jacfwd
 
     g_w, g_th = grad(value, argnums=(0, 1))(w, theta)
     if not w.numel():
         return g_th.detach().numpy(), np.zeros((n_levels, theta.numel()))
-    H = jacrev(jacrev(objective, argnums=0), argnums=0)(w, theta)
-    M = jacrev(lambda th: grad(objective, argnums=0)(w, th))(theta)
+    H = _rows_of_jacobian(lambda w_: objective(w_, None), w, w)  # at the bound params: none carried through
+    M = _rows_of_jacobian(objective, w, theta)
     try:
         dw = -torch.linalg.solve(H, M)
     except RuntimeError:
         dw = torch.full_like(M, float("nan"))
     return (g_th + g_w @ dw).detach().numpy(), (jacfwd(levels)(w) @ dw).detach().numpy()
+
+
+def _rows_of_jacobian(objective, w, wrt):
+    """``d/d wrt (grad_w objective)`` (w.numel(), wrt.numel()): ``objective(w)`` or ``objective(w, wrt)``
+    (``wrt`` is ``w`` itself for the Hessian), one backward pass per row through a single graph of the
+    gradient (torch.func's vmapped ``jacrev`` batches these passes but ran 3x slower on the Monte
+    Carlo surrogate's gathers)."""
+    torch = _torch()
+    w_ = w.detach().clone().requires_grad_(True)
+    if wrt is w:
+        inputs, out = w_, objective(w_)
+    else:
+        inputs = wrt.detach().clone().requires_grad_(True)
+        out = objective(w_, inputs)
+    (g,) = torch.autograd.grad(out, w_, create_graph=True)
+    rows = []
+    for k in range(g.numel()):
+        row = torch.autograd.grad(g[k], inputs, retain_graph=True, allow_unused=True)[0] if g.requires_grad else None
+        rows.append(torch.zeros(inputs.numel(), dtype=torch.float64) if row is None else row)
+    return torch.stack(rows).detach()
 
 
 def standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
