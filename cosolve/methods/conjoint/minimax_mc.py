@@ -180,12 +180,23 @@ class MonteCarlo(Estimator):
             return np.array(values)
         X = np.repeat(np.array([[int(np.argmax(_concrete(p))) for p in own]]), size, axis=0)
         X[:, d] = np.arange(size)
-        X_other = torch.as_tensor(self.samples([_concrete(p) for p in other], 1 - player))
         f_own = [self.predict(pr, torch.as_tensor(X))[:, None] for pr in const["preds"]]
-        f_other = [self.predict(pr, X_other)[None, :] for pr in const["preds"]]
+        f_other = self._other_predictions(player, other, const)
         fA, fB = (f_own, f_other) if player == 0 else (f_other, f_own)
         R = self.residual(fA, fB, *self._opp(const, 0))  # (L_d, M)
         return np.array(values) + R.mean(1).detach().numpy()
+
+    def _other_predictions(self, player: int, other, const) -> list:
+        """The predictors (1, M) at the opponent's samples, kept for the last opponent policy (a vertex
+        ascent asks for them once per factor and sweep)."""
+        torch = _torch()
+        key = (player, tuple(_concrete(p).tobytes() for p in other))
+        cached = getattr(self, "_other_cache", None)
+        if cached is None or cached[0] is not const or cached[1] != key:
+            X_other = torch.as_tensor(self.samples([_concrete(p) for p in other], 1 - player))
+            cached = (const, key, [self.predict(pr, X_other)[None, :] for pr in const["preds"]])
+            self._other_cache = cached
+        return cached[2]
 
     def first_order(self, XA, XB, const):
         """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in

@@ -197,10 +197,10 @@ class Game:
     def field_jacobian(self, w: np.ndarray) -> np.ndarray:
         """``dF/dw`` (n, n) = diag(sign) times the Hessian of ``S``."""
         torch = _torch()
-        from torch.func import jacrev
+        from cosolve.methods.conjoint.minimax_response import _rows_of_jacobian
 
-        H = jacrev(jacrev(self.scalar))(torch.as_tensor(w, dtype=torch.float64)).numpy()
-        return self.sign[:, None] * H
+        wt = torch.as_tensor(w, dtype=torch.float64)
+        return self.sign[:, None] * _rows_of_jacobian(self.scalar, wt, wt).numpy()
 
 
 def extragradient(game: Game, w: np.ndarray, *, step: float, max_iter: int, foc_tol: float, newton_switch: float):
