@@ -56,7 +56,7 @@ COMMANDS = {
         "conjoint", "optimize", "ono_burden", "--mode", "minimax", "--lambda", "0.5", "--link", "logit", "--no-interactions",
         "--primaries", "--json"],
 }  # fmt: skip
-#: (module, function, step) wrapped with timers in the child; a name absent from a source tree is skipped
+#: (module, function, step) wrapped with timers in the child; a module or name absent from a source tree is skipped
 TIMED = [
     ("cosolve.problems.conjoint.data", "read_conjoint", "read"),
     ("cosolve.problems.conjoint.fit", "fit_outcome_model", "fit"),
@@ -110,7 +110,10 @@ def child(name: str) -> int:
         return timed
 
     for module, attr, step in TIMED:
-        mod = importlib.import_module(module)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError:  # a module an older source tree does not have
+            continue
         if hasattr(mod, attr):
             setattr(mod, attr, wrap(getattr(mod, attr), step))
     from cosolve.cli.main import main
