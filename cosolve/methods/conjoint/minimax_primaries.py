@@ -28,6 +28,10 @@ ascent reaches from the results' modal profiles and from random profiles (bounda
 penalties), and keeps the best KKT point, as the torch best responses did (L-BFGS from starts, vertex
 ascent); the exploitability is 0 against those starts. The delta method holds the support:
 ``Z^T grad J(x; params) = 0`` gives ``dx/dparams = -Z C_F^{-1} Z^T d grad J / d params``.
+
+The same parties' problems (without primaries ``N_P = E_pi t``) plus a linear term are the Monte Carlo
+surrogate's best responses of the logit games with the L2 penalty
+(:func:`~cosolve.methods.conjoint.minimax_response.best_response`).
 """
 
 from __future__ import annotations
