@@ -42,7 +42,9 @@ class MonteCarlo(Estimator):
 
     ``value(pi_A, pi_B)`` is the plain Monte Carlo value at the policies; ``value(..., centre=c)`` the
     smooth Rao-Blackwellised surrogate of :meth:`centre` ``c``; ``chunk`` samples at a time make the
-    Hessian blocks."""
+    Hessian blocks. With a centre, ``theta`` (the delta method's) enters the surrogate's ``r0``, ``gA``,
+    ``gB`` through their first-order expansion at the bound params (:meth:`first_order_jacobian`): the
+    value and first derivatives in ``theta`` are exact there, and there only."""
 
     def __init__(self, spec: GameSpec, n_samples: int = 2000, seed: int = 0, chunk: int = 128) -> None:
         torch = _torch()
@@ -211,6 +213,81 @@ class MonteCarlo(Estimator):
         gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
         return r0, gA, gB
 
+    def first_order_jacobian(self, XA, XB) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(dr0 (n_params,), dgA (n_A, n_params), dgB (n_B, n_params))``: :meth:`first_order`'s
+        derivatives in the stacked params at the bound ones, without a backward pass per coordinate.
+        Each sample's residual depends on the params only through the predictor values it is given,
+        ``f = phi(x) . theta`` of some profile ``x``, so one backward pass of the summed residuals gives
+        ``dR/df`` of every sample, coordinate and slot, and ``dE[R | coordinate]/dtheta`` sums the
+        profiles' features weighted by these (scatter-adds)."""
+        torch = _torch()
+        spec, const = self.spec, self._const
+        design = spec.design
+        inter = any(m.interactions for m in spec.models)
+        with torch.no_grad():
+            tA = [self.singles(pr, XA, 0) for pr in const["preds"]]
+            tB = [self.singles(pr, XB, 1) for pr in const["preds"]]
+        opp = [list(v) for v in const["opp"]] if self.opponents else []
+        profiles = [X.numpy() for X in [XA, XB, *self.opponents]]  # of each slot: entrants A, B, opponents
+        phis = [design.feature_matrix(X, inter) for X in profiles]
+        base = [[t[0] for t in tA], [t[0] for t in tB], *opp]
+        dr0 = self._params_jacobian(self._residual_weights(base), phis, None)
+        out = [dr0[0]]
+        for p, t in enumerate((tA, tB)):
+            slots = [[v[:, None] for v in slot] for slot in base]
+            slots[p] = [s[1] for s in t]
+            out.append(self._params_jacobian(self._residual_weights(slots), phis, (p, profiles[p])))
+        return out[0], out[1], out[2]
+
+    def _residual_weights(self, slots: list[list]) -> list[list]:
+        """``dR/df`` (numpy, the broadcast shape of the inputs) of the residual at the predictor values
+        ``slots`` (entrants A, B, then the opponents, each a list over ``spec.models``), or None where a
+        model takes no part: each sample (and coordinate) is its own residual, so one backward pass."""
+        torch = _torch()
+        shape = torch.broadcast_shapes(*[v.shape for slot in slots for v in slot])
+        leaves = [[v.detach().expand(shape).clone().requires_grad_(True) for v in slot] for slot in slots]
+        R = self.residual(*leaves)
+        flat = [v for slot in leaves for v in slot]
+        grads = torch.autograd.grad(R.sum(), flat, allow_unused=True)
+        k = len(self.spec.models)
+        return [[None if g is None else g.numpy() for g in grads[s * k : (s + 1) * k]] for s in range(len(slots))]
+
+    def _params_jacobian(self, weights: list[list], phis: list, coordinate) -> np.ndarray:
+        """``(n, n_params)``: ``sum_m weights[m, k] phi(x_m)`` per coordinate ``k`` (mean over the samples)
+        over the slots and models, placed in the stacked params (``alpha`` moves nothing); with
+        ``coordinate = (slot, X)`` that slot's profiles are ``X`` with coordinate ``k = (d, l)`` set."""
+        spec = self.spec
+        design = spec.design
+        inter = any(m.interactions for m in spec.models)
+        P = design.n_features(inter)
+        n = next(w for slot in weights for w in slot if w is not None).reshape(self.M, -1).shape[1]
+        feats = [np.zeros((n, P)) for _ in spec.models]
+        for s, slot in enumerate(weights):
+            for i, w in enumerate(slot):
+                if w is None:
+                    continue
+                w = w.reshape(self.M, -1)
+                if coordinate is not None and coordinate[0] == s:
+                    feats[i] += self._coordinate_features(coordinate[1], s, w, inter)
+                else:
+                    feats[i] += (phis[s].T @ w).T
+        jac = np.zeros((n, int(spec.slices[-1].stop)))
+        for m, block, f in zip(spec.models, spec.slices, feats, strict=True):
+            jac[:, block.start + 1 : block.stop] = f[:, : m.params.size - 1] / self.M
+        return jac
+
+    def _coordinate_features(self, X: np.ndarray, player: int, w: np.ndarray, inter: bool) -> np.ndarray:
+        """``sum_m w[m, k] phi(x_m with coordinate k set)`` (n_P, P) for the player's samples ``X`` (M, D)."""
+        design = self.spec.design
+        kd, kl = (c.numpy() for c in self.coords[player])
+        n, P = kd.size, design.n_features(inter)
+        Xk = np.repeat(X[:, None, :], n, axis=1)
+        Xk[:, np.arange(n), kd] = kl
+        cols = design.feature_columns(Xk.reshape(-1, X.shape[1]), inter)  # (M n, K)
+        rows, blocks = np.nonzero(cols >= 0)
+        k = rows % n
+        return np.bincount(k * P + cols[rows, blocks], weights=w.reshape(-1)[rows], minlength=n * P).reshape(n, P)
+
     def second_order(self, XA, XB, const):
         """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor), by chunks."""
         torch = _torch()
@@ -266,16 +343,20 @@ class MonteCarlo(Estimator):
         return torch.cat([pi[d] for d in free]) if free else torch.zeros(0, dtype=torch.float64)
 
     def value(self, pi_A, pi_B, theta=None, centre=None):
+        torch = _torch()
         const = self._const if theta is None else self._constants(theta)
         v = self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)
         if self.exact or not self.use_residual:
             return v
         if centre is None:
             return v + self.plain(pi_A, pi_B, const).mean()
-        if theta is None:
-            r0, gA, gB = centre["r0"], centre["gA"], centre["gB"]
-        else:
-            r0, gA, gB = self.first_order(centre["XA"], centre["XB"], const)
+        r0, gA, gB = centre["r0"], centre["gA"], centre["gB"]
+        if theta is not None:  # first order in the params at the bound ones (module docstring)
+            if "jacobians" not in centre:
+                centre["jacobians"] = [torch.as_tensor(j) for j in self.first_order_jacobian(centre["XA"], centre["XB"])]
+            step = theta - self._theta
+            jr, jA, jB = centre["jacobians"]
+            r0, gA, gB = r0 + jr @ step, gA + jA @ step, gB + jB @ step
         dA = self.levels(pi_A, 0) - centre["levels"][0]
         dB = self.levels(pi_B, 1) - centre["levels"][1]
         v = v + r0 + gA @ dA + gB @ dB

@@ -277,9 +277,13 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
     bound params of the estimator, so ``H_ww`` is taken with ``objective(w, None)`` (the same
     function, without carrying the params through the estimator's constants)."""
     torch = _torch()
-    from torch.func import grad, jacfwd
+    from torch.autograd.functional import jacobian
 
-    g_w, g_th = grad(value, argnums=(0, 1))(w, theta)
+    w_, th = w.detach().clone().requires_grad_(True), theta.detach().clone().requires_grad_(True)
+    g_w, g_th = (
+        torch.zeros_like(x) if g is None else g
+        for g, x in zip(torch.autograd.grad(value(w_, th), (w_, th), allow_unused=True), (w_, th), strict=True)
+    )
     if not w.numel():
         return g_th.detach().numpy(), np.zeros((n_levels, theta.numel()))
     H = _rows_of_jacobian(lambda w_: objective(w_, None), w, w)  # at the bound params: none carried through
@@ -288,7 +292,7 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
         dw = -torch.linalg.solve(H, M)
     except RuntimeError:
         dw = torch.full_like(M, float("nan"))
-    return (g_th + g_w @ dw).detach().numpy(), (jacfwd(levels)(w) @ dw).detach().numpy()
+    return (g_th + g_w @ dw).detach().numpy(), (jacobian(levels, w) @ dw).detach().numpy()
 
 
 def _rows_of_jacobian(objective, w, wrt):
