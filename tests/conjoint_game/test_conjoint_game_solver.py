@@ -345,3 +345,22 @@ def test_monte_carlo_first_order_jacobian_matches_backward_passes(primaries):
         rows = [torch.autograd.grad(y[k], theta, retain_graph=True)[0].numpy() for k in range(y.numel())]
         np.testing.assert_allclose(got.reshape(len(rows), -1), np.stack(rows), rtol=0, atol=1e-10)
         assert np.abs(np.stack(rows)).max() > 1e-3  # the reference is not trivially zero
+
+
+def test_paired_hessian_rows_match_one_pass_per_row():
+    """With the Monte Carlo surrogate's first-order centre the game's Hessian is block-diagonal over
+    the players and ``field_jacobian`` pairs rows across the blocks: the same matrix as one backward
+    pass per row; the second-order centre couples the players and is not paired."""
+    from cosolve.methods.conjoint.minimax_response import _rows_of_jacobian
+
+    rng = np.random.default_rng(8)
+    game = _mc_game(rng, True)
+    w = rng.normal(0.0, 0.5, game.players[0].n + game.players[1].n)
+    wt = torch.as_tensor(w)
+    for hessian in (False, True):
+        game.recentre(*game.policies(wt), hessian=hessian)
+        assert game.est.separates(game.centre) is not hessian
+        full = _rows_of_jacobian(game.scalar, wt, wt).numpy()
+        np.testing.assert_array_equal(game.field_jacobian(w), game.sign[:, None] * full)
+        cross = full[: game.players[0].n, game.players[0].n :]
+        assert bool(np.abs(cross).max() > 1e-6) is hessian

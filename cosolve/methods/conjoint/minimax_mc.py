@@ -98,9 +98,9 @@ class MonteCarlo(Estimator):
         a, A = pred
         kd, kl = self.coords[player]
         f = self.predict(pred, X)
-        G = a[None].expand(X.shape[0], -1, -1)
-        if A is not None:
-            G = G + A.permute(1, 3, 0, 2)[torch.arange(a.shape[0])[None, :], X].sum(1)
+        if A is None:  # G[m, d, l] = a_d[l] for every sample
+            return f, f[:, None] - a[kd[None, :], X[:, kd]] + a[kd, kl][None, :]
+        G = a[None] + A.permute(1, 3, 0, 2)[torch.arange(a.shape[0])[None, :], X].sum(1)
         rows = torch.arange(X.shape[0])[:, None]
         return f, f[:, None] - G[rows, kd[None, :], X[:, kd]] + G[rows, kd[None, :], kl[None, :]]
 
@@ -141,13 +141,19 @@ class MonteCarlo(Estimator):
                 wl = 0.5 + KAPPA[models[i].link] * s
                 W += [w, 1.0 - w]
                 Wl += [wl, 1.0 - wl]
+        # sum_ab WA_a WB_b P(a, b) summed over b first (the opponents' terms keep the narrower shape of
+        # their inputs), less its linearisation sum_ab WAl_a WBl_b (0.5 + kappa s_ab) = 0.5 + kappa
+        # (sum_a WAl_a f_a - sum_b WBl_b f_b) (the weights of each party sum to 1)
         R = 0.0
         for g, i in enumerate(spec.general):
             link, kap = models[i].link, KAPPA[models[i].link]
-            for a in range(len(cand_A)):
-                for b in range(len(cand_B)):
-                    s = cand_A[a][i] - cand_B[b][i]
-                    R = R + spec.shares[g] * (WA[a] * WB[b] * link_value(link, s) - WAl[a] * WBl[b] * (0.5 + kap * s))
+            true = sum(
+                WA[a] * sum(WB[b] * link_value(link, cA[i] - cB[i]) for b, cB in enumerate(cand_B)) for a, cA in enumerate(cand_A)
+            )
+            lin = 0.5 + kap * (
+                sum(w * c[i] for w, c in zip(WAl, cand_A, strict=True)) - sum(w * c[i] for w, c in zip(WBl, cand_B, strict=True))
+            )
+            R = R + spec.shares[g] * (true - lin)
         return R
 
     def _opp(self, const, shape_tail: int):
@@ -200,18 +206,31 @@ class MonteCarlo(Estimator):
             self._other_cache = cached
         return cached[2]
 
-    def first_order(self, XA, XB, const):
+    def first_order(self, XA, XB, const, players=(0, 1)):
         """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in
-        the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity)."""
+        the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity); a
+        player's gradient is None unless it is in ``players``."""
         preds = const["preds"]
-        tA = [self.singles(pr, XA, 0) for pr in preds]
-        tB = [self.singles(pr, XB, 1) for pr in preds]
+        tA, tB = (
+            [self.singles(pr, X, p) if p in players else (self.predict(pr, X), None) for pr in preds]
+            for p, X in enumerate((XA, XB))
+        )
         oA, oB = self._opp(const, 0)
         r0 = self.residual([t[0] for t in tA], [t[0] for t in tB], oA, oB).mean()
         oA1, oB1 = self._opp(const, 1)
-        gA = self.residual([t[1] for t in tA], [t[0][:, None] for t in tB], oA1, oB1).mean(0)
-        gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
+        gA = gB = None
+        if 0 in players:
+            gA = self.residual([t[1] for t in tA], [t[0][:, None] for t in tB], oA1, oB1).mean(0)
+        if 1 in players:
+            gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
         return r0, gA, gB
+
+    def gradient(self, player: int, pi_A, pi_B) -> np.ndarray:
+        """The player's ``g`` (n_P,) of :meth:`first_order` at concrete policies (lists of (L_d,))."""
+        torch = _torch()
+        XA, XB = (torch.as_tensor(self.samples([_concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
+        with torch.no_grad():
+            return self.first_order(XA, XB, self._const, (player,))[1 + player].numpy()
 
     def first_order_jacobian(self, XA, XB) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dr0 (n_params,), dgA (n_A, n_params), dgB (n_B, n_params))``: :meth:`first_order`'s
@@ -244,7 +263,9 @@ class MonteCarlo(Estimator):
         ``slots`` (entrants A, B, then the opponents, each a list over ``spec.models``), or None where a
         model takes no part: each sample (and coordinate) is its own residual, so one backward pass."""
         torch = _torch()
-        shape = torch.broadcast_shapes(*[v.shape for slot in slots for v in slot])
+        shape = np.broadcast_shapes(
+            *[tuple(v.shape) for slot in slots for v in slot]
+        )  # torch.broadcast_shapes: 0.5 s at its first call
         leaves = [[v.detach().expand(shape).clone().requires_grad_(True) for v in slot] for slot in slots]
         R = self.residual(*leaves)
         flat = [v for slot in leaves for v in slot]
@@ -336,6 +357,11 @@ class MonteCarlo(Estimator):
             for p, pi in enumerate((pi_A, pi_B))
         ]
         return {"XA": XA, "XB": XB, "levels": levels, "r0": r0, "gA": gA, "gB": gB, "H": H}
+
+    def separates(self, centre) -> bool:
+        """The control value is ``0.5 + N_A(pi_A) - N_B(pi_B)``; the plain residual's samples carry no
+        gradient and the surrogate's first-order terms are linear: only its second-order terms couple."""
+        return centre is None or centre["H"] is None
 
     def levels(self, pi, player: int):
         torch = _torch()

@@ -254,6 +254,11 @@ class Estimator:
         """A local surrogate of ``value`` at concrete policies (None: ``value`` is smooth as it is)."""
         return None
 
+    def separates(self, centre) -> bool:
+        """Whether ``value`` (with this centre) is, as torch differentiates it, a sum of a function of
+        ``pi_A`` and one of ``pi_B`` (its Hessian block-diagonal over the players)."""
+        return False
+
     def thetas(self, theta):
         return [theta[s][1:] for s in self.spec.slices]
 

@@ -112,9 +112,9 @@ def _surrogate_sqp(game, player: int, problem, pi: list[np.ndarray], other, roun
     tol = QP_TOL * max(float(np.abs(problem.gradient(x)).max()), float(np.abs(problem.hessian(x)).max()), 1e-300)
     for _ in range(rounds):
         own = as_policy(np.split(x, starts[1:-1]))
-        centre = game.est.centre(*((own, other) if player == 0 else (other, own)), hessian=False)
+        g = game.est.gradient(player, *((own, other) if player == 0 else (other, own)))
         linear = np.zeros(x.size)
-        linear[free] = centre["gA"].numpy() if player == 0 else -centre["gB"].numpy()
+        linear[free] = g if player == 0 else -g
         x_new, _, _ = _sqp(replace(problem, linear=linear), x, tol)
         shift, x = float(np.abs(x_new - x).max()), x_new
         if shift <= 1e-9:
@@ -295,11 +295,12 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
     return (g_th + g_w @ dw).detach().numpy(), (jacobian(levels, w) @ dw).detach().numpy()
 
 
-def _rows_of_jacobian(objective, w, wrt):
+def _rows_of_jacobian(objective, w, wrt, block: int | None = None):
     """``d/d wrt (grad_w objective)`` (w.numel(), wrt.numel()): ``objective(w)`` or ``objective(w, wrt)``
     (``wrt`` is ``w`` itself for the Hessian), one backward pass per row through a single graph of the
     gradient (torch.func's vmapped ``jacrev`` batches these passes but ran 3x slower on the Monte
-    Carlo surrogate's gathers)."""
+    Carlo surrogate's gathers). With ``block``, a Hessian known to be block-diagonal over
+    ``w[:block]`` and ``w[block:]``: row ``k`` and row ``block + k`` share one pass (their columns do not overlap)."""
     torch = _torch()
     w_ = w.detach().clone().requires_grad_(True)
     if wrt is w:
@@ -308,11 +309,21 @@ def _rows_of_jacobian(objective, w, wrt):
         inputs = wrt.detach().clone().requires_grad_(True)
         out = objective(w_, inputs)
     (g,) = torch.autograd.grad(out, w_, create_graph=True)
-    rows = []
-    for k in range(g.numel()):
-        row = torch.autograd.grad(g[k], inputs, retain_graph=True, allow_unused=True)[0] if g.requires_grad else None
-        rows.append(torch.zeros(inputs.numel(), dtype=torch.float64) if row is None else row)
-    return torch.stack(rows).detach()
+    n = g.numel()
+    rows = torch.zeros((n, inputs.numel()), dtype=torch.float64)
+    if not g.requires_grad:
+        return rows
+    if block is None:
+        groups = [[(k, slice(None))] for k in range(n)]
+    else:
+        A, B = slice(0, block), slice(block, n)
+        groups = [[(k, A)] * (k < block) + [(block + k, B)] * (block + k < n) for k in range(max(block, n - block))]
+    for group in groups:
+        row = torch.autograd.grad(sum(g[k] for k, _ in group), inputs, retain_graph=True, allow_unused=True)[0]
+        if row is not None:
+            for k, cols in group:
+                rows[k, cols] = row[cols]
+    return rows
 
 
 def standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:

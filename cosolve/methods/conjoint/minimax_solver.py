@@ -195,12 +195,14 @@ class Game:
         return np.zeros_like(w) if g is None else self.sign * g.numpy()
 
     def field_jacobian(self, w: np.ndarray) -> np.ndarray:
-        """``dF/dw`` (n, n) = diag(sign) times the Hessian of ``S``."""
+        """``dF/dw`` (n, n) = diag(sign) times the Hessian of ``S`` (block-diagonal over the players
+        where the estimator's value separates, :meth:`~cosolve.methods.conjoint.minimax_payoff.Estimator.separates`)."""
         torch = _torch()
         from cosolve.methods.conjoint.minimax_response import _rows_of_jacobian
 
         wt = torch.as_tensor(w, dtype=torch.float64)
-        return self.sign[:, None] * _rows_of_jacobian(self.scalar, wt, wt).numpy()
+        block = self.players[0].n if self.est.separates(self.centre) else None
+        return self.sign[:, None] * _rows_of_jacobian(self.scalar, wt, wt, block).numpy()
 
 
 def extragradient(game: Game, w: np.ndarray, *, step: float, max_iter: int, foc_tol: float, newton_switch: float):
