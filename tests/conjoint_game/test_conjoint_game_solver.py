@@ -364,3 +364,34 @@ def test_paired_hessian_rows_match_one_pass_per_row():
         np.testing.assert_array_equal(game.field_jacobian(w), game.sign[:, None] * full)
         cross = full[: game.players[0].n, game.players[0].n :]
         assert bool(np.abs(cross).max() > 1e-6) is hessian
+
+
+@pytest.mark.parametrize("primaries", [False, True])
+def test_surrogate_second_order_terms_are_the_residual_with_two_coordinates_set(primaries):
+    """``HAA``/``HBB`` (from their pairs ``i < j``, mirrored) and ``HAB`` against the plain residual's
+    mean with the two coordinates' factors moved in the samples (models with and without interactions)."""
+    rng = np.random.default_rng(9)
+    game = _mc_game(rng, primaries)
+    est = game.est
+    centre = est.centre(*[[torch.as_tensor(rng.dirichlet(np.ones(s))) for s in SMALL.sizes] for _ in range(2)])
+    X = [centre["XA"], centre["XB"]]
+    const = est._const
+    opp = [[v for v in const["opp"][p]] for p in (0, 1)] if est.opponents else [None, None]
+
+    def moved(p, coords):
+        Y = X[p].clone()
+        for k in coords:
+            Y[:, est.coords[p][0][k]] = est.coords[p][1][k]
+        return [est.predict(pr, Y) for pr in const["preds"]]
+
+    blocks = {(0, 0): centre["H"][0], (0, 1): centre["H"][1], (1, 1): centre["H"][2]}
+    for (p, q), H in blocks.items():
+        for i, j in zip(*rng.integers(0, H.shape, size=(6, 2)).T, strict=True):
+            if p == q and est.coords[p][0][i] == est.coords[p][0][j]:
+                assert float(H[i, j]) == 0.0
+                continue
+            fs = [moved(r, [k for k, owner in ((i, p), (j, q)) if owner == r]) for r in (0, 1)]
+            want = float(est.residual(fs[0], fs[1], *opp).mean())
+            assert float(H[i, j]) == pytest.approx(want, abs=1e-12)
+            if p == q:
+                assert float(H[j, i]) == float(H[i, j])

@@ -104,26 +104,32 @@ class MonteCarlo(Estimator):
         rows = torch.arange(X.shape[0])[:, None]
         return f, f[:, None] - G[rows, kd[None, :], X[:, kd]] + G[rows, kd[None, :], kl[None, :]]
 
-    def pair_correction(self, pred, X, player: int):
-        """``(m, n_P, n_P)`` term that turns ``S1[i] + S1[j] - f`` into the predictor with both
-        coordinates ``i = (d, l)``, ``j = (e, l')`` set: ``A_de[l, l'] - A_de[l, x_e] - A_de[x_d, l'] +
-        A_de[x_d, x_e]`` (0 for main-effect models)."""
-        torch = _torch()
-        a, A = pred
-        kd, kl = self.coords[player]
-        n = kd.numel()
+    def pair_correction(self, pred, X, kd, kl):
+        """``(m, k)`` term that turns ``S1[i] + S1[j] - f`` into the predictor with both coordinates
+        ``i = (d, l)``, ``j = (e, l')`` set, for ``k`` pairs of them given by their factors ``kd = (d, e)``
+        and levels ``kl = (l, l')`` (each (k,)): ``A_de[l, l'] - A_de[l, x_e] - A_de[x_d, l'] +
+        A_de[x_d, x_e]`` (0, as a scalar, for main-effect models)."""
+        A = pred[1]
         if A is None:
-            return torch.zeros((X.shape[0], n, n), dtype=a.dtype)
+            return 0.0
         D, L = A.shape[0], A.shape[2]
         flat = A.reshape(-1)
-        block = (kd[:, None] * D + kd[None, :]) * L  # (n, n)
-        xi, xj = X[:, kd][:, :, None], X[:, kd][:, None, :]
-        li, lj = kl[:, None], kl[None, :]
+        di, dj, li, lj = kd[0], kd[1], kl[0], kl[1]
+        block = (di * D + dj) * L  # (k,)
+        xi, xj = X[:, di], X[:, dj]
 
         def at(i, j):
             return flat[(block + i) * L + j]
 
         return at(li, lj)[None] - at(li, xj) - at(xi, lj) + at(xi, xj)
+
+    def cross_pairs(self, player: int):
+        """``(left, right)`` (k,) each: the player's coordinate pairs ``i < j`` of different factors."""
+        torch = _torch()
+        kd = self.coords[player][0]
+        left, right = torch.triu_indices(kd.numel(), kd.numel(), 1)
+        keep = kd[left] != kd[right]
+        return left[keep], right[keep]
 
     def residual(self, fA, fB, oA=None, oB=None):
         """``R = F - C`` (module docstring) from the entrants' predictor values ``fA``, ``fB`` and the
@@ -310,36 +316,44 @@ class MonteCarlo(Estimator):
         return np.bincount(k * P + cols[rows, blocks], weights=w.reshape(-1)[rows], minlength=n * P).reshape(n, P)
 
     def second_order(self, XA, XB, const):
-        """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor), by chunks."""
+        """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor; the symmetric
+        blocks from their pairs ``i < j``), by chunks."""
         torch = _torch()
         preds = const["preds"]
-        kdA, kdB = self.coords[0][0], self.coords[1][0]
-        nA, nB = kdA.numel(), kdB.numel()
-        HAA, HAB, HBB = (torch.zeros(shape, dtype=torch.float64) for shape in ((nA, nA), (nA, nB), (nB, nB)))
+        nA, nB = self.coords[0][0].numel(), self.coords[1][0].numel()
+        pairs = [self.cross_pairs(p) for p in (0, 1)]
+        sides = []
+        for p, (left, right) in enumerate(pairs):
+            kd, kl = self.coords[p]
+            sides.append(((kd[left], kd[right]), (kl[left], kl[right])))
+        HAB = torch.zeros((nA, nB), dtype=torch.float64)
+        hAA, hBB = (torch.zeros(left.numel(), dtype=torch.float64) for left, _ in pairs)
         for start in range(0, self.M, self.chunk):
             rows = slice(start, min(start + self.chunk, self.M))
             xa, xb = XA[rows], XB[rows]
             tA = [self.singles(pr, xa, 0) for pr in preds]
             tB = [self.singles(pr, xb, 1) for pr in preds]
-            oA, oB = (
-                (None, None) if not self.opponents else [[v[rows].reshape(-1, 1, 1) for v in const["opp"][p]] for p in (0, 1)]
-            )
-            fa0 = [t[0][:, None, None] for t in tA]
-            fb0 = [t[0][:, None, None] for t in tB]
-            HAB += self.residual([t[1][:, :, None] for t in tA], [t[1][:, None, :] for t in tB], oA, oB).sum(0)
-            both_A = [
-                t[1][:, :, None] + t[1][:, None, :] - t[0][:, None, None] + self.pair_correction(pr, xa, 0)
-                for t, pr in zip(tA, preds, strict=True)
-            ]
-            HAA += self.residual(both_A, fb0, oA, oB).sum(0)
-            both_B = [
-                t[1][:, :, None] + t[1][:, None, :] - t[0][:, None, None] + self.pair_correction(pr, xb, 1)
-                for t, pr in zip(tB, preds, strict=True)
-            ]
-            HBB += self.residual(fa0, both_B, oA, oB).sum(0)
-        HAA = torch.where(kdA[:, None] == kdA[None, :], 0.0, HAA / self.M)
-        HBB = torch.where(kdB[:, None] == kdB[None, :], 0.0, HBB / self.M)
-        return HAA, HAB / self.M, HBB
+            oA, oB = (None, None) if not self.opponents else [[v[rows, None] for v in const["opp"][p]] for p in (0, 1)]
+            o3 = (None, None) if oA is None else [[v[:, :, None] for v in o] for o in (oA, oB)]
+            HAB += self.residual([t[1][:, :, None] for t in tA], [t[1][:, None, :] for t in tB], *o3).sum(0)
+            both = []
+            for p, (t_p, x) in enumerate(((tA, xa), (tB, xb))):
+                (left, right), (kd, kl) = pairs[p], sides[p]
+                both.append(
+                    [
+                        t[1][:, left] + t[1][:, right] - t[0][:, None] + self.pair_correction(pr, x, kd, kl)
+                        for t, pr in zip(t_p, preds, strict=True)
+                    ]
+                )
+            hAA += self.residual(both[0], [t[0][:, None] for t in tB], oA, oB).sum(0)
+            hBB += self.residual([t[0][:, None] for t in tA], both[1], oA, oB).sum(0)
+        out = []
+        for n, (left, right), h in ((nA, pairs[0], hAA), (nB, pairs[1], hBB)):
+            H = torch.zeros((n, n), dtype=torch.float64)
+            H[left, right] = h / self.M
+            H[right, left] = h / self.M
+            out.append(H)
+        return out[0], HAB / self.M, out[1]
 
     def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
         """The surrogate at concrete policies: their samples, level vectors, ``r0``, ``gA``, ``gB`` and,
