@@ -75,6 +75,13 @@ class CandidateGraph:
         return CandidateGraph(points, metric, lists, pattern, index, edge_lengths, lengths)
 
 
+def greedy_edge_search(graph: CandidateGraph, scores: np.ndarray | None = None) -> TourSearch:
+    """The local search state of the greedy edge tour over the graph's candidate edges, taken by
+    decreasing ``scores`` (n, K) (None: by increasing length); not yet descended."""
+    tour = greedy_edge_tour(graph.points, graph.lists, metric=graph.metric, scores=scores)
+    return TourSearch(graph.points, graph.metric, graph.lists, tour)
+
+
 class Adam:
     """Adam (Kingma & Ba 2015, the defaults of ``torch.optim.Adam``) on one tensor. Written out
     because constructing ``torch.optim.Adam`` imports ``torch._dynamo``, about 2 s of a TSP solve's
@@ -138,13 +145,12 @@ def solve_tsp_sinkhorn(
     before the first step; without it the logits start as small noise. Seed numba's random state first."""
     stats = SinkhornTourStats()
     graph = CandidateGraph.of(problem, neighbors)
-    points, metric, lists = graph.points, graph.metric, graph.lists
     pattern, index, lengths = graph.pattern, graph.index, graph.lengths
 
     best: list[TourSearch] = []
 
     def decode(scores: np.ndarray) -> None:
-        search = TourSearch(points, metric, lists, greedy_edge_tour(points, lists, metric=metric, scores=scores))
+        search = greedy_edge_search(graph, scores)
         if not search.descend(stop):
             return
         stats.decoded += 1
@@ -182,7 +188,7 @@ def solve_tsp_sinkhorn(
                 break
             decode(sample)
     if not best:  # no step ran or no decoding finished: the greedy edge tour by length
-        search = TourSearch(points, metric, lists, greedy_edge_tour(points, lists, metric=metric))
+        search = greedy_edge_search(graph)
         offer(search.tour, search.length)
         best.append(search)
     if not stop():

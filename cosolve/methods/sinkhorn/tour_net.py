@@ -28,10 +28,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from cosolve.heuristics.tsp import greedy_edge_tour, pair_distances_kernel
-from cosolve.heuristics.tsp_search import TourSearch
+from cosolve.heuristics.tsp import pair_distances_kernel
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
-from cosolve.methods.sinkhorn.routing import CandidateGraph, heat, successor_loss
+from cosolve.methods.sinkhorn.routing import CandidateGraph, greedy_edge_search, heat, successor_loss
 from cosolve.methods.sinkhorn.sparse import sparse_gumbel_sinkhorn, sparse_log_sinkhorn, sparse_temperature
 from cosolve.training.config import TrainingConfig
 from cosolve.training.loop import TrainingTask
@@ -138,12 +137,6 @@ class PreparedTour:
     reference: float | None = None  # the greedy edge tour's local optimum (validation only)
 
 
-def prepare_tour(problem: Any, neighbors: int) -> PreparedTour:
-    """The candidate graph and features of a TSP ``problem``."""
-    graph = CandidateGraph.of(problem, neighbors)
-    return PreparedTour(graph, torch.from_numpy(edge_features(graph)))
-
-
 def network_logits(policy: nn.Module, graph: CandidateGraph) -> torch.Tensor:
     """The network's logits (E,) for ``graph`` (no gradient)."""
     with torch.no_grad():
@@ -153,8 +146,7 @@ def network_logits(policy: nn.Module, graph: CandidateGraph) -> torch.Tensor:
 def decoded_length(graph: CandidateGraph, scores: np.ndarray | None) -> float:
     """The length of the greedy edge tour by ``scores`` (n, K) (None: by length) brought to a
     2-opt + Or-opt local optimum."""
-    tour = greedy_edge_tour(graph.points, graph.lists, metric=graph.metric, scores=scores)
-    search = TourSearch(graph.points, graph.metric, graph.lists, tour)
+    search = greedy_edge_search(graph, scores)
     search.descend()
     return search.length
 
@@ -166,7 +158,8 @@ class TourNetTask(TrainingTask):
     energy_label = "noiseless per-city loss at the end temperature"
 
     def prepare(self, problem: Any) -> PreparedTour:
-        return prepare_tour(problem, self.config.neighbors)
+        graph = CandidateGraph.of(problem, self.config.neighbors)
+        return PreparedTour(graph, torch.from_numpy(edge_features(graph)))
 
     def collate(self, items: list[Any]) -> list[PreparedTour]:
         return items
@@ -180,7 +173,7 @@ class TourNetTask(TrainingTask):
             logits, temperature, graph.pattern, samples=c.samples, iterations=c.sinkhorn_iterations, generator=generator
         )
         n = graph.lists.shape[0]
-        expected = float((p.detach() * graph.lengths).sum(-1).mean()) / n
+        expected = float(successor_loss(p.detach(), graph.lengths, graph.pattern, 0.0)) / n
         return successor_loss(p, graph.lengths, graph.pattern, c.cycle_penalty) / n, expected
 
     def step(
