@@ -65,12 +65,8 @@ def _qp_derivatives(model: OutcomeModel, lam: float, solution: QPSolution):
     ``dx/dparams = -M Phi^T`` (n_levels, P + 1); ``M`` and ``dX`` are NaN where ``C_F`` is singular (the
     optimum is not locally unique)."""
     qp = policy_qp(model, lam)
-    Z, C = qp.reduced_hessian(solution.support)
     Phi = _feature_jacobian(model, solution.x)
-    try:
-        M = Z @ np.linalg.solve(C, Z.T) if C.size else np.zeros((qp.g.size, qp.g.size))
-    except np.linalg.LinAlgError:
-        M = np.full((qp.g.size, qp.g.size), np.nan)
+    M = qp.face_inverse(solution.support)
     return qp, Phi, M, -M @ Phi.T
 
 

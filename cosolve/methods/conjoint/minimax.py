@@ -312,7 +312,7 @@ def _separable_primaries_game(spec: GameSpec, lams: tuple[float, float], n_start
 
     clock = time.perf_counter()
     design = spec.design
-    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    starts = design.level_offsets
     problems, chain_t, chains_c = party_problems(spec, lams)
     sols = [maximise(problems[p], n_starts=n_starts, seed=seed + p) for p in (0, 1)]
     solved = time.perf_counter()

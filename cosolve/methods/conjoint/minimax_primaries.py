@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.methods.conjoint.policy import QP_TOL, PolicyQP, _active_set, _face_means, level_index
+from cosolve.methods.conjoint.policy import QP_TOL, PolicyQP, _active_set, allowed_levels, kkt_conditions, level_index
 from cosolve.problems.conjoint.design import Design
 
 #: SQP iterations per start (each is one active-set QP and a line search).
@@ -170,8 +170,7 @@ class PartyProblem:
         design = self.moments.design
         cols = design.feature_columns(X, self.moments.interactions)
         t = np.append(self.t[1:], 0.0)[cols].sum(1)
-        starts = np.concatenate([[0], np.cumsum(design.sizes)[:-1]]).astype(np.int64)
-        extra = self.lin[starts + X].sum(1)
+        extra = self.lin[design.level_offsets[:-1] + X].sum(1)
         if self.c is None:
             return t + extra
         c = np.append(self.c[1:], 0.0)[cols].sum(1)
@@ -231,17 +230,13 @@ def party_problems(spec, lams: tuple[float, float]) -> tuple[list[PartyProblem],
     general = [(i, spec.shares[g] * KAPPA[spec.models[i].link]) for g, i in enumerate(spec.general)]
     t, chain_t = pooled(spec, general, moments.size)  # t = sum_g s_g kappa_g f_g
     p0 = np.concatenate([np.asarray(p, dtype=np.float64) for p in design.p0])
-    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
     problems, chains_c = [], []
     for p in (0, 1):
         c, chain_c, kappa = None, None, 1.0
         if spec.primaries is not None:
             c, chain_c = pooled(spec, [(spec.primaries[p], 1.0)], moments.size)
             kappa = KAPPA[spec.models[spec.primaries[p]].link]
-        allowed = np.ones(p0.size, dtype=bool)
-        for d, level in spec.fixed[p].items():
-            allowed[starts[d] : starts[d + 1]] = False
-            allowed[starts[d] + level] = True
+        allowed = allowed_levels(design, spec.fixed[p])
         problems.append(PartyProblem(moments, c, t, kappa, np.concatenate(spec.reference(p)), lams[p], p0, allowed))
         chains_c.append(chain_c)
     return problems, chain_t, chains_c
@@ -263,10 +258,8 @@ class PartySolution:
 def _qp(problem: PartyProblem, x: np.ndarray, g: np.ndarray, H: np.ndarray) -> PolicyQP:
     """The quadratic model of ``J`` at ``x`` as a :class:`PolicyQP` (its constant dropped)."""
     design = problem.moments.design
-    sizes = np.array(design.sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     lin = g - H @ x
-    return PolicyQP(lin, H, 0.0, np.repeat(np.arange(design.n_factors), sizes), starts, lin, H, 0.0)
+    return PolicyQP(lin, H, 0.0, np.repeat(np.arange(design.n_factors), design.sizes), design.level_offsets, lin, H, 0.0)
 
 
 def _model_step(problem: PartyProblem, x: np.ndarray, g: np.ndarray, H: np.ndarray, tol: float, shift: bool) -> np.ndarray:
@@ -322,7 +315,7 @@ def _vertex_ascent(problem: PartyProblem, X: np.ndarray, sweeps: int = 50) -> np
     factor changed, minus the L2 penalty of each point mass; the best level of each factor in turn.
     Returns the stacked point masses (B, n)."""
     design, allowed = problem.moments.design, problem.allowed
-    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    starts = design.level_offsets
     X = np.array(X, dtype=np.int64)
     for _ in range(sweeps):
         changed = False
@@ -348,7 +341,7 @@ def _vertex_ascent(problem: PartyProblem, X: np.ndarray, sweeps: int = 50) -> np
 
 def _modes(problem: PartyProblem, x: np.ndarray) -> np.ndarray:
     """The modal profile (D,) of the stacked policy ``x`` among the allowed levels."""
-    starts = np.concatenate([[0], np.cumsum(problem.moments.design.sizes)])
+    starts = problem.moments.design.level_offsets
     held = np.where(problem.allowed, x, -1.0)
     return np.array([int(np.argmax(held[starts[d] : starts[d + 1]])) for d in range(starts.size - 1)])
 
@@ -388,10 +381,7 @@ def maximise(problem: PartyProblem, *, n_starts: int = 2, n_vertices: int = 16, 
         best = (x, free)
     x, free = best
     grad = problem.gradient(x)
-    qp = _qp(problem, x, grad, problem.hessian(x))
-    mu = _face_means(qp, grad, free)
-    slack = mu[factor] - grad
-    kkt = float(max(np.abs(slack[free]).max(initial=0.0), (-slack[~free & allowed]).max(initial=0.0)))
+    _, _, kkt = kkt_conditions(_qp(problem, x, grad, problem.hessian(x)), grad, free, allowed)
     return PartySolution(x, free, problem.objective(x), kkt, iterations, len(starts))
 
 
@@ -399,13 +389,7 @@ def jacobians(problem: PartyProblem, solution: PartySolution) -> tuple[np.ndarra
     """``(dx/dc~, dx/dt~)`` (n, P + 1) each on the solution's support (module docstring; NaN where the
     face's Hessian is singular), then ``(dN*/dc~, dN*/dt~)`` (P + 1,) each, ``N* = N_P(x*(params))``."""
     x = solution.x
-    qp = _qp(problem, x, problem.gradient(x), problem.hessian(x))
-    Z, C = qp.reduced_hessian(solution.support)
-    n = x.size
-    try:
-        K = Z @ np.linalg.solve(C, Z.T) if C.size else np.zeros((n, n))
-    except np.linalg.LinAlgError:
-        K = np.full((n, n), np.nan)
+    K = _qp(problem, x, problem.gradient(x), problem.hessian(x)).face_inverse(solution.support)
     dg_c, dg_t = problem.gradient_jacobian(x)
     dx_c, dx_t = -K @ dg_c, -K @ dg_t
     dN_dx = problem.moments.gradient(problem.w, x)

@@ -106,7 +106,7 @@ def _surrogate_sqp(game, player: int, problem, pi: list[np.ndarray], other, roun
     from cosolve.methods.conjoint.policy import QP_TOL
 
     design = game.spec.design
-    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    starts = design.level_offsets
     free = np.concatenate([np.arange(starts[d], starts[d + 1]) for d in game.spec.free(player)] + [np.zeros(0, dtype=np.int64)])
     x = np.concatenate(pi)
     tol = QP_TOL * max(float(np.abs(problem.gradient(x)).max()), float(np.abs(problem.hessian(x)).max()), 1e-300)

@@ -140,6 +140,16 @@ class PolicyQP:
         Z = self.basis(free)
         return Z, Z.T @ self.H @ Z
 
+    def face_inverse(self, free: np.ndarray) -> np.ndarray:
+        """``M = Z C_F^{-1} Z^T`` (n, n) on the face of ``free`` (the delta method's ``dx = -M d grad J``;
+        NaN where ``C_F`` is singular: the optimum is not locally unique)."""
+        Z, C = self.reduced_hessian(free)
+        n = self.g.size
+        try:
+            return Z @ np.linalg.solve(C, Z.T) if C.size else np.zeros((n, n))
+        except np.linalg.LinAlgError:
+            return np.full((n, n), np.nan)
+
     def split(self, x: np.ndarray) -> list[np.ndarray]:
         return [x[self.starts[d] : self.starts[d + 1]].copy() for d in range(self.starts.size - 1)]
 
@@ -147,7 +157,7 @@ class PolicyQP:
 def level_index(design: Design, interactions: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(main, left, right)``: the level (index into ``x``) of each main-effect feature (n_main,), and
     the two levels each interaction feature joins (n_features - n_main,) each (empty without)."""
-    starts = np.concatenate([[0], np.cumsum(design.sizes)]).astype(np.int64)
+    starts = design.level_offsets
     main = np.concatenate([starts[d] + np.arange(1, design.sizes[d]) for d in range(design.n_factors)]).astype(np.int64)
     left, right = [], []
     if interactions:
@@ -166,7 +176,7 @@ def policy_qp(model: OutcomeModel, lam: float) -> PolicyQP:
     design = model.design
     sizes = np.array(design.sizes)
     n = int(sizes.sum())
-    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    starts = design.level_offsets
     main, left, right = level_index(design, model.interactions)
     theta = model.theta
     b = np.zeros(n)
@@ -180,6 +190,17 @@ def policy_qp(model: OutcomeModel, lam: float) -> PolicyQP:
         g=b + 2.0 * lam * p0, H=G - 2.0 * lam * np.eye(n), const=offset - lam * float(p0 @ p0),
         factor=np.repeat(np.arange(design.n_factors), sizes), starts=starts, b=b, G=G, offset=offset,
     )  # fmt: skip
+
+
+def allowed_levels(design: Design, fixed: dict[int, int]) -> np.ndarray:
+    """The levels (n_levels,) bool a policy may hold: all but the other levels of the ``fixed`` factors
+    (factor index -> level code, held at a point mass)."""
+    starts = design.level_offsets
+    allowed = np.ones(int(starts[-1]), dtype=bool)
+    for d, level in fixed.items():
+        allowed[starts[d] : starts[d + 1]] = False
+        allowed[starts[d] + level] = True
+    return allowed
 
 
 @dataclass
@@ -228,17 +249,13 @@ def solve_policy_qp(
     n = qp.g.size
     scale = max(float(np.abs(qp.g).max()), float(np.abs(qp.H).max()), 1e-300)
     tol = QP_TOL * scale
-    allowed = np.ones(n, dtype=bool)
-    for d, level in (fixed or {}).items():
-        allowed[qp.starts[d] : qp.starts[d + 1]] = False
-        allowed[qp.starts[d] + level] = True
+    allowed = allowed_levels(model.design, fixed or {})
     _, C = qp.reduced_hessian(allowed)
     top = float(np.linalg.eigvalsh(C).max()) if C.size else -np.inf
     concave = top <= tol
 
     def feasible(pi: list[np.ndarray]) -> np.ndarray:
-        x = np.where(allowed, np.concatenate([np.asarray(p, dtype=np.float64) for p in pi]), 0.0)
-        return x / np.bincount(qp.factor, weights=x)[qp.factor]
+        return _renormalise(qp, np.concatenate([np.asarray(p, dtype=np.float64) for p in pi]), allowed)
 
     starts = [feasible(list(model.design.p0))]
     if not concave:
@@ -252,10 +269,7 @@ def solve_policy_qp(
         if best is None or qp.objective(x) > qp.objective(best[0]) + tol:
             best = (x, free)
     x, free = best
-    grad = qp.gradient(x)
-    mu = _face_means(qp, grad, free)
-    slack = mu[qp.factor] - grad  # >= 0 off the support at a KKT point, 0 on it
-    kkt_residual = float(max(np.abs(slack[free]).max(initial=0.0), (-slack[~free & allowed]).max(initial=0.0)))
+    mu, slack, kkt_residual = kkt_conditions(qp, qp.gradient(x), free, allowed)
     weak = ~free & allowed & (slack <= 1e3 * tol)
     _, C_face = qp.reduced_hessian(free | weak)
     curvature = float(np.linalg.eigvalsh(C_face).max()) if C_face.size else -np.inf
@@ -313,6 +327,16 @@ def _face_means(qp: PolicyQP, values: np.ndarray, free: np.ndarray) -> np.ndarra
     """Per factor, the mean of ``values`` over its free levels (D,)."""
     D = qp.starts.size - 1
     return np.bincount(qp.factor[free], weights=values[free], minlength=D) / np.bincount(qp.factor[free], minlength=D)
+
+
+def kkt_conditions(qp: PolicyQP, grad: np.ndarray, free: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(mu, slack, residual)`` at a point with gradient ``grad`` and support ``free``: the factors'
+    multipliers ``mu`` (D,), ``slack = mu_d - dJ/dx_l`` (n,; >= 0 off the support at a KKT point, 0 on
+    it) and the largest violation of the KKT conditions over the ``allowed`` levels (gradient units)."""
+    mu = _face_means(qp, grad, free)
+    slack = mu[qp.factor] - grad
+    residual = float(max(np.abs(slack[free]).max(initial=0.0), (-slack[~free & allowed]).max(initial=0.0)))
+    return mu, slack, residual
 
 
 def _renormalise(qp: PolicyQP, x: np.ndarray, free: np.ndarray) -> np.ndarray:

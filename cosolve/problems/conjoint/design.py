@@ -57,6 +57,11 @@ class Design:
         """Start of each factor's main-effect block in the features, (D + 1,)."""
         return np.concatenate([[0], np.cumsum([s - 1 for s in self.sizes])]).astype(np.int64)
 
+    @cached_property
+    def level_offsets(self) -> np.ndarray:
+        """Start of each factor's levels in a stacked policy ``x`` (n_levels,), (D + 1,)."""
+        return np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+
     @property
     def n_main(self) -> int:
         return int(self.main_offsets[-1])
