@@ -111,6 +111,9 @@ class GumbelSinkhorn(Method):
                 from cosolve.methods.sinkhorn.learner import PermutationLearner
 
                 self.learner_ = PermutationLearner.load(resolve_checkpoint(self.config["checkpoint"], None, ""))
+        tour_net = getattr(self, "tour_net_", None)
+        if problem.kind == "tsp" and tour_net is not None and self.config["neighbors"] != tour_net[1].neighbors:
+            raise UsageError(f"this TSP network was trained with neighbors={tour_net[1].neighbors}; solve with the same")
         super().prepare(problem)
 
     def save(self, folder: str | Path) -> None:
@@ -206,9 +209,7 @@ class GumbelSinkhorn(Method):
         if tour_net is not None:
             from cosolve.methods.sinkhorn.tour_net import network_logits
 
-            policy, config, _ = tour_net
-            if o["neighbors"] != config.neighbors:
-                raise UsageError(f"this TSP network was trained with neighbors={config.neighbors}; solve with the same")
+            policy = tour_net[0]  # trained with this solve's neighbors (checked by prepare)
             initial = lambda graph: network_logits(policy, graph)  # noqa: E731
         bounded = o["rounds"] > 0 or math.isinf(deadline.time_limit)
         phase_end = o["sinkhorn_share"] * deadline.time_limit
