@@ -8,17 +8,22 @@ exits with code 2; no traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
-from cosolve.cli import bench, conjoint, export, generate, info, methods, portfolio, report, solve, train, validate
 from cosolve.errors import CosolveError
 
-#: one module per subcommand, named as it
-COMMANDS = {
-    module.__name__.rpartition(".")[2]: module
-    for module in (solve, methods, info, validate, export, generate, train, bench, report, portfolio, conjoint)
-}
+#: one module per subcommand, named as it (``cosolve.cli.NAME``), imported only when used
+COMMANDS = ("solve", "methods", "info", "validate", "export", "generate", "train", "bench", "report", "portfolio", "conjoint")
+
+
+def command(name: str) -> ModuleType:
+    """The module of subcommand ``name``: its ``add_parser(sub)`` and ``run(args)``."""
+    return importlib.import_module(f"cosolve.cli.{name}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,15 +33,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"cosolve: error: {message} (see: {self.prog} --help)\n")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or with ``command`` (a known subcommand) only that subcommand's: building
-    every subcommand's help (method and distribution lists) costs start-up time a solve need not pay."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` (a known subcommand) only that subcommand's: importing
+    every subcommand and building its help (method and distribution lists) costs start-up time a
+    solve need not pay."""
     parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, module in COMMANDS.items():
-        if command is None or name == command:
-            module.add_parser(sub)
+    for name in COMMANDS:
+        if only is None or name == only:
+            command(name).add_parser(sub)
     return parser
 
 
@@ -46,15 +52,25 @@ def _version() -> str:
     return f"cosolve {__version__}"
 
 
+#: commands whose process exits without the interpreter's final garbage collection (see main)
+QUICK_EXIT = frozenset({"solve"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    whole_process = argv is None  # the console script or python -m cosolve, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
+    if whole_process and args.command in QUICK_EXIT:
+        # the collection of numba's and llvmlite's objects at interpreter exit took 0.3 s of a
+        # one-second solve; a solve has closed every file it wrote, so the process skips it
+        # (exit handlers still run and the standard streams are still flushed)
+        atexit.register(gc.freeze)
     try:
-        return COMMANDS[args.command].run(args)
+        return command(args.command).run(args)
     except CosolveError as exc:
         print(f"cosolve: error: {exc}", file=sys.stderr)
         return 2

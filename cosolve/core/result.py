@@ -167,8 +167,10 @@ class Result:
     ``time`` is the wall-clock seconds of the solve; ``trace`` the anytime history;
     ``setup_time`` the seconds of one-time set-up the method did for this problem kind before
     the clock started (loading a model, compiling kernels: in :meth:`Solver.prepare` or at the
-    first solve); ``options`` the solve options as used, every ``auto`` worked out (one still
-    None was not needed by this solve); ``stats`` the method's own counters (e.g. LNS iterations).
+    first solve), except in the first solve of a kind with ``Solver(setup_in_budget=True)`` (the
+    CLI's), whose clock starts before the set-up: its ``time`` and trace times include it;
+    ``options`` the solve options as used, every ``auto`` worked out (one still None was not
+    needed by this solve); ``stats`` the method's own counters (e.g. LNS iterations).
     """
 
     status: Status

@@ -22,6 +22,10 @@ from cosolve.problems.base import Problem
 
 Instance = Problem | str | PathLike
 
+#: With the set-up in the budget (``Solver(setup_in_budget=True)``, the CLI's solve), the solve
+#: still gets at least this share of the time limit, however long the set-up took.
+SOLVE_SHARE = 0.5
+
 
 @contextlib.contextmanager
 def _ctrl_c_interrupts(deadline: Deadline) -> Iterator[None]:
@@ -104,6 +108,7 @@ class Solver:
         train_time: float | None = None,
         seed: int = 0,
         threads: int = 1,
+        setup_in_budget: bool = False,
         **options: Any,
     ) -> None:
         self.method = method
@@ -112,6 +117,7 @@ class Solver:
         self.train_time = train_time
         self.seed = seed
         self.threads = threads
+        self.setup_in_budget = setup_in_budget
         self.options = options
 
     # ------------------------------------------------------------------ checks
@@ -183,7 +189,8 @@ class Solver:
         """Do the method's one-time set-up for problems like ``problem`` now (load its model,
         compile its kernels) rather than in the first :meth:`solve`; returns the seconds it took
         (about 0 once done). Every solve's ``Result.setup_time`` is the seconds of the set-up its
-        method did for that kind, whether it happened here or in the first solve."""
+        method did for that kind, whether it happened here or in the first solve (which counts
+        them against its budget with ``setup_in_budget``)."""
         method = self._method(problem.kind)
         with ThreadLimits(self.threads) as limits:
             start = time.perf_counter()
@@ -219,11 +226,15 @@ class Solver:
         self._refuse_training_options(method)
         self.prepare(data)
         limit = math.inf if self.time_limit is None else float(self.time_limit)
+        spent = self._setup_to_count(method.name, data.kind)
+        if spent:
+            limit = max(limit - spent, SOLVE_SHARE * limit)
         with ThreadLimits(self.threads):
             options = method.resolve(data, limit)
             deadline = Deadline(limit)
             self._deadline = deadline
-            trace = Trace(data.sense, deadline.elapsed, lambda x: verdict(data, x))
+            clock = (lambda: spent + deadline.elapsed()) if spent else deadline.elapsed
+            trace = Trace(data.sense, clock, lambda x: verdict(data, x))
             if on_improvement is not None:
                 trace.listeners.append(on_improvement)
             ctx = SolveContext(deadline, trace, self.seed, self.threads, options)
@@ -235,7 +246,18 @@ class Solver:
                     outcome = Outcome(Termination.INTERRUPTED)
                 finally:
                     self._deadline = None
-        return self._result(data, method, ctx, outcome)
+        return self._result(data, method, ctx, outcome, spent)
+
+    def _setup_to_count(self, name: str, kind: str) -> float:
+        """With ``setup_in_budget``: the set-up seconds of ``name`` for ``kind`` the first time a
+        solve asks (that solve counts them against its budget); else, and afterwards, 0."""
+        if not self.setup_in_budget:
+            return 0.0
+        counted = self.__dict__.setdefault("_setup_counted", set())
+        if (name, kind) in counted:
+            return 0.0
+        counted.add((name, kind))
+        return self.__dict__.get("_setup", {}).get((name, kind), 0.0)
 
     def _refuse_training_options(self, method: Method) -> None:
         """A training option given to a solve that trains nothing would be silently ignored."""
@@ -248,9 +270,9 @@ class Solver:
                 "call fit first, or drop them to solve with the method as it is"
             )
 
-    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome) -> Result:
+    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, spent: float = 0.0) -> Result:
         trace, deadline = ctx.trace, ctx.deadline
-        elapsed = deadline.elapsed()
+        elapsed = spent + deadline.elapsed()  # spent: the set-up, when it counts against the budget
         bound = trace.bound
         if outcome.proven in (Status.INFEASIBLE, Status.UNBOUNDED):
             status, bound = outcome.proven, None  # bounds seen during the search mean nothing now

@@ -1,6 +1,7 @@
 """The command line as a user meets it: exit codes, one-line errors, valid JSON."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -258,3 +259,37 @@ def test_validate_a_tsplib_optimal_tour_gives_its_published_length():
     proc = cosolve("validate", ROOT / "instances" / "tsplib" / "eil51.opt.tour", EIL51, "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["objective"] == 426  # TSPLIB's optimum of eil51
+
+
+def test_solve_counts_the_set_up_in_its_time_limit(monkeypatch, capsys):
+    # --time bounds the command: the method's set-up is part of it, the solve gets the rest
+    import time
+
+    from cosolve.cli.main import main
+    from cosolve.core import registry
+    from cosolve.core.method import Method, Outcome
+    from cosolve.core.result import Termination
+
+    class SlowSetUp(Method):
+        name = "slow-setup"
+        problems = frozenset({"mis"})
+
+        def prepare(self, problem):
+            time.sleep(0.2)  # loading a model, say
+
+        def solve(self, problem, ctx):
+            ctx.trace.offer(np.zeros(problem.n, np.int8))
+            return Outcome(Termination.COMPLETED, stats={"limit": ctx.deadline.time_limit})
+
+    registry.methods()  # the registry is loaded before the test method joins it
+    monkeypatch.setitem(registry._METHODS, SlowSetUp.name, SlowSetUp)
+    graph = ROOT / "instances" / "graphs" / "er50_p0.1_s1.col"
+    assert main(["solve", str(graph), "--problem", "mis", "--method", "slow-setup", "--time", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    setup = data["setup_time"]
+    assert setup >= 0.2 and data["time_limit"] == 2
+    assert data["stats"]["limit"] == max(2.0 - setup, 1.0)  # what the set-up left, at least half the budget
+    assert data["time"] >= setup and data["trace"][0]["time"] >= setup  # counted from the start of the set-up
+    assert main(["solve", str(graph), "--problem", "mis", "--method", "slow-setup", "--time", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "time limit 2 s with the set-up" in out and re.search(r"^time +\d+\.\d\d s \(set-up \d+\.\d\d s\)$", out, re.M)

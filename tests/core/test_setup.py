@@ -127,3 +127,57 @@ def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
     passes = []
     _spinning_method(passes, solve_first=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
     assert len(passes) == WARM_UP_PASSES
+
+
+class SlowSetUp(Method):
+    """A method whose one-time set-up takes at least ``seconds``; each solve reports the limit it got."""
+
+    name = "slow-setup"
+    problems = frozenset({"mis"})
+    seconds = 0.2
+
+    def prepare(self, problem):
+        if not self.__dict__.get("ready"):
+            time.sleep(self.seconds)
+            self.ready = True
+
+    def solve(self, problem, ctx):
+        ctx.trace.offer(np.zeros(problem.n, np.int8))
+        return Outcome(Termination.COMPLETED, stats={"limit": ctx.deadline.time_limit})
+
+
+@pytest.fixture
+def slow_setup(monkeypatch):
+    methods()  # the registry is loaded before the test method joins it
+    monkeypatch.setitem(registry._METHODS, SlowSetUp.name, SlowSetUp)
+    return SlowSetUp
+
+
+def test_by_default_the_set_up_is_not_part_of_the_budget(slow_setup):
+    # what Solver.solve and every benchmark job do: the set-up happens before the clock starts
+    problem = erdos_renyi(10, 0.3, problem="mis", seed=0)
+    result = Solver("slow-setup", time_limit=1).solve(problem)
+    assert result.setup_time >= slow_setup.seconds
+    assert result.stats["limit"] == 1.0 and result.time_limit == 1
+
+
+@pytest.mark.parametrize("prepare_first", [True, False])
+def test_with_setup_in_budget_the_first_solve_gets_what_the_set_up_left(slow_setup, prepare_first):
+    problem = erdos_renyi(10, 0.3, problem="mis", seed=0)
+    solver = Solver("slow-setup", time_limit=1, setup_in_budget=True)
+    if prepare_first:  # as the CLI does, to print the set-up time before the log
+        solver.prepare(problem)
+    first = solver.solve(problem)
+    setup = first.setup_time
+    assert setup >= slow_setup.seconds and first.time_limit == 1
+    assert first.stats["limit"] == max(1.0 - setup, 0.5)  # the solve's own deadline
+    # its time and its trace count from the start of the set-up
+    assert first.time >= setup and first.trace and all(point.time >= setup for point in first.trace)
+    second = solver.solve(problem)  # the set-up is done and was counted once
+    assert second.stats["limit"] == 1.0 and second.setup_time == setup
+
+
+def test_a_set_up_longer_than_half_the_budget_leaves_the_solve_half_of_it(slow_setup):
+    problem = erdos_renyi(10, 0.3, problem="mis", seed=0)
+    result = Solver("slow-setup", time_limit=0.2, setup_in_budget=True).solve(problem)  # set-up >= 0.2 s
+    assert result.stats["limit"] == pytest.approx(0.1) and result.time >= result.setup_time >= 0.2
