@@ -32,6 +32,7 @@ from __future__ import annotations
 import csv
 import glob
 import hashlib
+import itertools
 import json
 import os
 import sys
@@ -61,9 +62,17 @@ class Instance:
 
 @dataclass(frozen=True)
 class MethodSpec:
+    """A method of a suite: ``label`` names it in reports; ``sets`` (None: all) are the instance
+    sets it runs on, so that one label may take other options on other sets (a checkpoint
+    trained for each set's family)."""
+
     name: str
     label: str
     options: dict[str, Any] = field(default_factory=dict)
+    sets: tuple[str, ...] | None = None
+
+    def runs_on(self, instance_set: str) -> bool:
+        return self.sets is None or instance_set in self.sets
 
     @property
     def options_json(self) -> str:
@@ -110,6 +119,7 @@ class Suite:
             for budget in self.budgets
             for inst in instances
             for method in self.methods
+            if method.runs_on(inst.set)
             for seed in self.seeds
         ]
 
@@ -163,12 +173,24 @@ def load_suite(path: str | os.PathLike) -> Suite:
         options = m.get("options", {})
         if not isinstance(options, dict):
             raise InputError("options must be a table", where=at)
-        methods.append(MethodSpec(name, m.get("label", name), options))
+        unknown = set(m) - {"name", "label", "options", "sets"}
+        if unknown:
+            raise InputError(f"unknown key {sorted(unknown)[0]!r}", where=at)
+        only = m.get("sets")
+        if only is not None:
+            if not isinstance(only, list) or not only or any(s not in names for s in only):
+                valid = ", ".join(names)
+                raise InputError(f"sets must be a non-empty list of the suite's [[instances]] names ({valid})", where=at)
+            only = tuple(only)
+        methods.append(MethodSpec(name, m.get("label", name), options, only))
     if not methods:
         raise InputError("no [[methods]]", where=where)
-    labels = [m.label for m in methods]
-    if len(set(labels)) != len(labels):
-        raise InputError("two methods share a label; give them distinct 'label's", where=where)
+    for a, b in itertools.combinations(methods, 2):
+        if a.label == b.label and (a.sets is None or b.sets is None or set(a.sets) & set(b.sets)):
+            raise InputError(
+                f"two methods labelled {a.label!r} run on the same instance set; give them distinct 'label's or disjoint 'sets'",
+                where=where,
+            )
     return Suite(
         data.get("name", path.stem), path, budgets, seeds, threads, sets, methods, data.get("description", ""),
         None if memory is None else float(memory),

@@ -42,13 +42,16 @@ class CAMBatch:
 class CAMTask(AdjointTask):
     """Adjoint matching of a graph flip policy on graphs of ``config.problem``."""
 
+    devices = ("cpu", "cuda")
+
     def __init__(self, config: CAMConfig) -> None:
         super().__init__(config)
         self.sense = GRAPH_PROBLEMS[config.problem].sense
 
     def collate(self, items: list[Any]) -> CAMBatch:
         graphs = GraphBatch(items, penalty=self.config.penalty)
-        return CAMBatch(graphs, GraphTensors.from_coupling(graphs.coupling), self.config.base_logits(graphs))
+        tensors = GraphTensors.from_coupling(graphs.coupling).to(self.device)
+        return CAMBatch(graphs, tensors, self.config.base_logits(graphs))
 
     def start(self, batch: CAMBatch, rng: np.random.Generator) -> tuple[np.ndarray, float]:
         return uniform_start(self.config.chains, batch.graphs.n, rng), 1.0

@@ -24,12 +24,17 @@ def graph_logits(
 ):  # -> torch.Tensor
     """Flip logits (N, K) of ``policy`` at states ``x`` (K, N) and time ``t``: its inputs are the
     states and their flip gains, node-major, and for a residual policy the logits ``base(gain, t)``
-    (K, N) it adds to."""
+    (K, N) it adds to; on the device of ``tensors``."""
     import torch
 
+    device = tensors.static.device
+
+    def node_major(values: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(values.T.astype(np.float32)).to(device)
+
     gain = batch.energy.flip_gain(x)
-    extra = None if base is None else torch.from_numpy(base(gain, t).T.astype(np.float32))
-    return policy(torch.from_numpy(x.T.astype(np.float32)), torch.from_numpy(gain.T.astype(np.float32)), t, tensors, extra)
+    extra = None if base is None else node_major(base(gain, t))
+    return policy(node_major(x), node_major(gain), t, tensors, extra)
 
 
 def logit_rule(logits: Callable[[np.ndarray, float], Any]) -> FlipRule:
@@ -39,7 +44,7 @@ def logit_rule(logits: Callable[[np.ndarray, float], Any]) -> FlipRule:
 
     def rule(x: np.ndarray, t: float, step: int) -> np.ndarray:
         with torch.no_grad():
-            return torch.sigmoid(logits(x, t)).numpy().T.astype(np.float64)
+            return torch.sigmoid(logits(x, t)).cpu().numpy().T.astype(np.float64)
 
     return rule
 

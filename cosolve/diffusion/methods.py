@@ -248,6 +248,9 @@ class CAM(AdjointMethod):
             int, _D.validation_graphs, "held-out graphs: from a distribution, or at most from files", minimum=1
         ),
         "validation_chains": Option(int, _D.validation_chains, "chains per held-out graph", minimum=1),
+        "device": Option(
+            str, _D.device, "torch device of training: the network's passes (rollouts stay in numpy)", choices=("cpu", "cuda")
+        ),
         "base": Option(
             str,
             _D.base,

@@ -49,6 +49,10 @@ class GraphTensors:
             )
         return cls(adjacency=adjacency, static=torch.from_numpy(static))
 
+    def to(self, device: torch.device | str) -> GraphTensors:
+        """These tensors on ``device``."""
+        return GraphTensors(adjacency=self.adjacency.to(device), static=self.static.to(device))
+
 
 def time_embedding(t: float, features: int) -> torch.Tensor:
     """Sinusoidal features (2 * features,) of the time t in [0, 1] (:func:`time_features`)."""
@@ -114,7 +118,7 @@ class FlipPolicy(nn.Module):
         static = graph.static[:, None, :].expand(n, k, graph.static.shape[1])
         h = self.encoder(torch.cat([(2 * x - 1)[..., None], squashed[..., None], static], dim=-1))
         if self.time is not None:
-            h = h + self.time(self.time_embedding(t).to(h.dtype))
+            h = h + self.time(self.time_embedding(t).to(h))
         for layer in self.layers:
             h = layer(h, graph.adjacency)
         out = self.head(h).squeeze(-1)

@@ -131,7 +131,8 @@ class AdjointTask(TrainingTask):
         total = 0.0
         for s in chosen:
             logits = self.logits(model, batch, run.states[s], float(step_times[s]))
-            loss = matching_loss(logits, torch.from_numpy(targets[s].T.astype(np.float32)), tau) / len(chosen)
+            target = torch.from_numpy(targets[s].T.astype(np.float32)).to(logits.device)
+            loss = matching_loss(logits, target, tau) / len(chosen)
             loss.backward()
             total += loss.item()
         nn.utils.clip_grad_norm_(model.parameters(), c.grad_clip)

@@ -17,7 +17,8 @@ class TrainingConfig:
     """The settings :func:`cosolve.training.loop.train` reads: Adam's ``lr``, the annealed setting
     ``tau`` from ``tau_start`` to ``tau_end`` over the budget (what it weighs is the task's),
     ``validation_share`` of a fixed set held out, ``validate_every`` seconds, ``iterations`` (0 for
-    no limit). Subclasses name their ``policy_class`` (``"module:Class"``), the
+    no limit), the torch ``device`` the network trains on ("cpu", or "cuda" for tasks that
+    support it; a resumed run may move). Subclasses name their ``policy_class`` (``"module:Class"``), the
     ``checkpoint_format`` tag, the fields of their batch size (``batch_field``) and validation
     size (``validation_field``), add their own fields (all with defaults) and may change defaults."""
 
@@ -36,6 +37,7 @@ class TrainingConfig:
     validation_share: float = 0.2
     validate_every: float = 60.0
     iterations: int = 0
+    device: str = "cpu"
 
     def policy(self) -> Any:
         """A freshly initialised network (torch) of these dimensions."""

@@ -50,9 +50,12 @@ class TrainingTask(ABC):
 
     sense: Sense = Sense.MINIMIZE
     energy_label: str = "mean terminal energy"
+    #: torch device types the task can train on; the loop sets ``device`` before the first batch
+    devices: tuple[str, ...] = ("cpu",)
 
     def __init__(self, config: TrainingConfig) -> None:
         self.config = config
+        self.device = torch.device("cpu")
 
     @property
     def checkpoint_format(self) -> str:
@@ -114,8 +117,8 @@ def _better(sense: Sense, a: Validation, b: Validation | None) -> bool:
 
 
 #: settings a resumed run may change: when to stop (``tau`` then anneals over the new limit, as it
-#: does over a new time budget) and how often to validate
-_RESUMABLE_CHANGES = frozenset({"iterations", "validate_every"})
+#: does over a new time budget), how often to validate and where to train
+_RESUMABLE_CHANGES = frozenset({"iterations", "validate_every", "device"})
 
 
 class _Run:
@@ -168,17 +171,41 @@ def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, wo
         "validation_objective": run.best.objective, "validation_energy": run.best.energy, "validation": task.card()[2],
         "energy_label": task.energy_label,
         "trained_seconds": round(run.best_seconds, 1), "iterations": run.best_iteration, "seed": ctx.seed, "processes": world,
-        "threads": torch.get_num_threads(), "command": ctx.command, "torch": str(torch.__version__), "data": data.describe(),
+        "threads": torch.get_num_threads(), "device": _device_name(task.device), "command": ctx.command,
+        "torch": str(torch.__version__), "data": data.describe(),
     }  # fmt: skip
 
 
 def save_model(folder: Any, task: TrainingTask, policy: nn.Module, meta: dict[str, Any]) -> None:
-    """Write ``folder/model.pt`` and its model card for ``policy`` trained by ``task``."""
+    """Write ``folder/model.pt`` and its model card for ``policy`` trained by ``task`` (the
+    weights as CPU tensors, wherever it trained)."""
     title, about, _ = task.card()
     parameters = sum(p.numel() for p in policy.parameters())
     config = asdict(task.config)
     card = model_card(title, about, config, meta, parameters)
-    write_checkpoint(folder, task.checkpoint_format, config, meta, policy.state_dict(), card)
+    weights = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
+    write_checkpoint(folder, task.checkpoint_format, config, meta, weights, card)
+
+
+def _training_device(task: TrainingTask, world: int) -> torch.device:
+    """The device of ``task.config.device``, checked against the task, torch and the run."""
+    name = task.config.device
+    device = torch.device(name)
+    if device.type not in task.devices:
+        raise UsageError(f"{task.config.what} trains on {' or '.join(task.devices)}, not device={name}")
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError(f"device={name}: this torch ({torch.__version__}) sees no CUDA GPU; train with device=cpu")
+        if world > 1:
+            raise UsageError("device=cuda trains in one process; start it without torchrun")
+    return device
+
+
+def _device_name(device: torch.device) -> str:
+    """Where training ran, for model cards ("cpu", "cuda (NVIDIA H200)")."""
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return device.type
 
 
 def _note(run: _Run, elapsed: float, validate_every: float) -> str:
@@ -212,8 +239,9 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
         raise UsageError("resume needs the folder of the saved run (out, --out)")
     ctx.threads_ready()
     rank, world = _distributed()
+    task.device = _training_device(task, world)
     torch.manual_seed(ctx.seed)  # the same initial weights on every process
-    policy = task.policy()
+    policy = task.policy().to(task.device)
     optimizer = torch.optim.Adam(policy.parameters(), lr=c.lr)
     held_out = data.validation(task.validation_size, c.validation_share, ctx.seed)
     run = _Run(policy)
@@ -280,7 +308,7 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
         if ctx.on_progress is not None:
             ctx.on_progress(progress)
     policy.load_state_dict(run.best_state)
-    policy.eval()
+    policy.to("cpu").eval()  # solving runs on the CPU
     progress.iteration, progress.elapsed, progress.finished = run.iteration, clock(), True
     progress.note = _note(run, progress.elapsed, c.validate_every) if rank == 0 else ""
     if ctx.on_progress is not None and rank == 0:

@@ -57,3 +57,39 @@ def test_a_generated_set_without_problem_finds_references_keyed_by_its_kind(tmp_
     )
     instances = resolve_instances(load_suite(path), tmp_path / "out")
     assert [(i.name, i.problem, i.reference) for i in instances] == [("rtsp6_s1", "tsp", 123.0), ("rtsp6_s2", "tsp", None)]
+
+
+def test_a_method_may_run_on_some_sets_only_and_share_its_label_on_disjoint_sets(tmp_path):
+    import pytest
+
+    from cosolve.errors import InputError
+
+    two_sets = (
+        SUITE.replace('name = "greedy"', 'name = "greedy"\nsets = ["ba"]')
+        + """
+[[instances]]
+name = "ba2"
+generator = "graph_distribution"
+params = { distribution = "ba-small" }
+problem = "maxcut"
+count = 2
+
+[[methods]]
+name = "greedy"
+options = { improve = false }
+sets = ["ba2"]
+"""
+    )
+    path = tmp_path / "suite.toml"
+    path.write_text(two_sets)
+    suite = load_suite(path)
+    jobs = suite.jobs(resolve_instances(suite, tmp_path / "out"))
+    assert sorted((j.instance.set, j.method.options.get("improve", True)) for j in jobs) == [
+        ("ba", True), ("ba", True), ("ba", True), ("ba2", False), ("ba2", False)
+    ]  # fmt: skip
+    path.write_text(two_sets.replace('sets = ["ba2"]', 'sets = ["ba", "ba2"]'))
+    with pytest.raises(InputError, match="run on the same instance set"):
+        load_suite(path)
+    path.write_text(two_sets.replace('sets = ["ba2"]', 'sets = ["nope"]'))
+    with pytest.raises(InputError, match=r"sets must be .* names \(ba, ba2\)"):
+        load_suite(path)

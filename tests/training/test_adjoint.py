@@ -172,3 +172,36 @@ def test_training_with_compared_chains_runs():
     solver = Solver("cam", problem="mis", train_time=300, iterations=2, validate_every=0, compare=1.0, **TINY)
     solver.fit(REGULAR, progress=False)
     assert solver.method_.training_.iteration == 2
+
+
+def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_on_the_cpu_only():
+    from cosolve.core.method import FitContext
+    from cosolve.methods.glns.train import GLNSConfig, GLNSTask
+    from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
+
+    if not torch.cuda.is_available():
+        with pytest.raises(UsageError, match="sees no CUDA GPU"):
+            Solver("cam", problem="mis", iterations=1, device="cuda", **TINY).fit(REGULAR, progress=False)
+    with pytest.raises(UsageError, match="trains on cpu, not device=cuda"):
+        train(GLNSTask(GLNSConfig(device="cuda", iterations=1)), DistributionData(REGULAR.bound("mis")), FitContext(300))
+
+
+def test_a_run_may_resume_on_another_device_and_its_card_says_where_it_trained(tmp_path):
+    from cosolve.core.method import FitContext
+    from cosolve.diffusion.cam import CAMConfig, CAMTask, load_checkpoint
+    from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
+                       validation_graphs=6, validation_chains=4, validate_every=0, iterations=2)  # fmt: skip
+    data = DistributionData(REGULAR.bound("mis"))
+    train(CAMTask(config), data, FitContext(300, out=tmp_path))
+    # "cpu:0" stands for another device: the saved run's device differs, and the run resumes
+    moved = CAMConfig(**{**vars(config), "device": "cpu:0", "iterations": 3})
+    _, progress, meta = train(CAMTask(moved), data, FitContext(300, out=tmp_path, resume=True))
+    assert progress.iteration == 3 and meta["device"] == "cpu"
+    policy, _, saved = load_checkpoint(tmp_path)
+    assert saved["device"] == "cpu" and next(policy.parameters()).device.type == "cpu"
+    card = (tmp_path / "README.md").read_text()
+    assert "| device | cpu" in card and "thread(s) on cpu," in card
