@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from cosolve.heuristics.lagrangian import (
     LagrangianBound,
@@ -83,16 +84,72 @@ class Residual:
 
     def without(self, taken: np.ndarray) -> Residual:
         """The residual once the columns ``taken`` (local indices, int64) are in the cover: the
-        rows they leave uncovered and the other columns that touch one of them."""
-        mark = np.zeros(self.cols.size, np.int64)
-        mark[taken] = 1
-        keep_rows = np.flatnonzero(np.asarray(self.csr @ mark) == 0)
-        sub = self.csr[keep_rows]
-        touches = np.bincount(sub.indices, minlength=self.cols.size) > 0
-        touches[taken] = False
-        keep_cols = np.flatnonzero(touches)
-        csc = sp.csc_array(sub[:, keep_cols])
-        return Residual(self.costs[keep_cols], sp.csr_array(csc), csc, self.rows[keep_rows], self.cols[keep_cols])
+        rows they leave uncovered and the other columns that touch one of them (both matrices
+        built in one pass over the nonzeros, :func:`residual_kernel`)."""
+        mark = np.zeros(self.cols.size, np.bool_)
+        mark[taken] = True
+        col_ptr, col_idx = index_arrays(self.csc)
+        keep_rows, keep_cols, r_ptr, r_idx, c_ptr, c_idx = residual_kernel(col_ptr, col_idx, mark, self.m)
+        shape = (keep_rows.size, keep_cols.size)
+        ones = np.ones(r_idx.size, self.csr.dtype)
+        csr = sp.csr_array((ones, r_idx, r_ptr), shape=shape)
+        csc = sp.csc_array((ones.copy(), c_idx, c_ptr), shape=shape)
+        csr.has_sorted_indices = csc.has_sorted_indices = True
+        return Residual(self.costs[keep_cols], csr, csc, self.rows[keep_rows], self.cols[keep_cols])
+
+
+@njit(cache=True)
+def residual_kernel(col_ptr, col_idx, taken, m):  # pragma: no cover - numba
+    """The rows of an (m x k) CSC matrix that no ``taken`` column covers, the other columns
+    touching them, and the submatrix on them as CSR ``(indptr, indices)`` and CSC ``(indptr,
+    indices)``, indices sorted and in the input's dtype: one pass over the columns (the row map is
+    small and stays in cache), then a counting-sort transpose of what was kept. ``taken`` (k,)
+    bool; returns ``keep_rows``, ``keep_cols`` (int64) and the four arrays."""
+    k = col_ptr.size - 1
+    covered = np.zeros(m, np.bool_)
+    for j in range(k):
+        if taken[j]:
+            for p in range(col_ptr[j], col_ptr[j + 1]):
+                covered[col_idx[p]] = True
+    row_map = np.full(m, -1, np.int64)
+    keep_rows = np.empty(m, np.int64)
+    rows = 0
+    for i in range(m):
+        if not covered[i]:
+            row_map[i] = rows
+            keep_rows[rows] = i
+            rows += 1
+    keep_cols = np.empty(k, np.int64)
+    c_ptr = np.empty(k + 1, col_ptr.dtype)
+    c_idx = np.empty(col_ptr[k], col_idx.dtype)
+    c_ptr[0] = 0
+    cols = q = 0
+    for j in range(k):
+        if taken[j]:
+            continue
+        first = q
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            i = row_map[col_idx[p]]
+            if i >= 0:
+                c_idx[q] = i
+                q += 1
+        if q > first:
+            keep_cols[cols] = j
+            cols += 1
+            c_ptr[cols] = q
+    r_ptr = np.zeros(rows + 1, col_ptr.dtype)
+    for p in range(q):
+        r_ptr[c_idx[p] + 1] += 1
+    for i in range(rows):
+        r_ptr[i + 1] += r_ptr[i]
+    r_idx = np.empty(q, col_idx.dtype)
+    fill = r_ptr[:rows].copy()
+    for c in range(cols):
+        for p in range(c_ptr[c], c_ptr[c + 1]):
+            i = c_idx[p]
+            r_idx[fill[i]] = c
+            fill[i] += 1
+    return keep_rows[:rows].copy(), keep_cols[:cols].copy(), r_ptr, r_idx, c_ptr[: cols + 1].copy(), c_idx[:q].copy()
 
 
 def _cannot_improve(lower: float, best: float, integral: bool) -> bool:
@@ -102,17 +159,37 @@ def _cannot_improve(lower: float, best: float, integral: bool) -> bool:
     return lower >= best - 1e-9 * max(1.0, abs(best))
 
 
+@njit(cache=True)
+def lone_negative_kernel(reduced, col_ptr, col_idx, m, threshold):  # pragma: no cover - numba
+    """The columns (int64, ascending) of reduced cost below ``threshold`` that share no row with
+    another such column, reading only those columns' entries."""
+    negative = np.flatnonzero(reduced < threshold)
+    per_row = np.zeros(m, np.int64)
+    for j in negative:
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            per_row[col_idx[p]] += 1
+    alone = np.empty(negative.size, np.int64)
+    count = 0
+    for j in negative:
+        shared = False
+        for p in range(col_ptr[j], col_ptr[j + 1]):
+            if per_row[col_idx[p]] > 1:
+                shared = True
+                break
+        if not shared:
+            alone[count] = j
+            count += 1
+    return alone[:count].copy()
+
+
 def columns_to_fix(res: Residual, lag: LagrangianBound, count: int, *, per_row: int = 5) -> np.ndarray:
     """CFT's column fixing on the residual ``res`` at ``lag``'s multipliers: the columns of reduced
     cost below :data:`FIX_THRESHOLD` that share no row with another such column, then the first
     ``count`` columns the Lagrangian greedy takes to complete them (run on the core of the
     ``per_row`` columns of least reduced cost per row and those of negative reduced cost). Local
     indices (int64)."""
-    negative = (lag.reduced < FIX_THRESHOLD).astype(np.int64)
-    per_row_count = np.asarray(res.csr @ negative)
-    overlapping = np.asarray(res.csc.T @ (per_row_count > 1).astype(np.int64)) > 0
-    alone = np.flatnonzero((negative == 1) & ~overlapping)
-    row_ptr, row_idx = index_arrays(res.csr)
+    row_ptr, row_idx, col_ptr, col_idx = index_arrays(res.csr, res.csc)
+    alone = lone_negative_kernel(lag.reduced, col_ptr, col_idx, res.m, FIX_THRESHOLD)
     local = core_kernel(lag.reduced, row_ptr, row_idx, per_row, 0.0)
     core = res.columns(local)
     c_row_ptr, c_row_idx, c_col_ptr, c_col_idx = index_arrays(core.csr, core.csc)
@@ -139,13 +216,14 @@ def three_phase(
     perturbation: float = 0.1,
     subgradient_iterations: int = 300,
     heuristic_iterations: int = 100,
+    on_cover: Callable[[np.ndarray, float], None] | None = None,
 ) -> tuple[np.ndarray | None, float]:
     """Three-phase on the instance ``whole`` (all m rows of a set cover, some or all of its columns)
     with the columns ``fixed`` (k,) bool already in the cover; columns are indexed as in ``whole``.
 
     ``u`` (m,) are the starting multipliers (only the rows left uncovered are used), ``best`` the
     cost to beat. Returns the cheapest cover found (k,) int8 costing less than ``best``, or
-    ``(None, best)``."""
+    ``(None, best)``. ``on_cover(x, cost)`` sees every cover the phases complete, cheaper or not."""
     whole = Residual(whole.costs, whole.csr, whole.csc, whole.rows, np.arange(whole.cols.size, dtype=np.int64))
     fixed = fixed.copy()
     u = u.copy()
@@ -158,6 +236,8 @@ def three_phase(
         nonlocal found, best
         remove_redundant_kernel(c_ptr, c_idx, whole.m, x, order)
         cost = float(whole.costs @ x)
+        if on_cover is not None:
+            on_cover(x, cost)
         if cost < best - 1e-9:
             found, best = x, cost
 
@@ -209,6 +289,7 @@ def refine(
     stall_cycles: int = 1,
     stats: RefineStats | None = None,
     core_per_row: int | None = None,
+    consensus: int = 0,
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
@@ -224,7 +305,12 @@ def refine(
     ``core_per_row`` columns of least reduced cost per row at ``lag`` (of those it keeps) plus those
     of ``x``; each three-phase still re-prices its core within the pool (a small pool, e.g. 10, is
     a fixed core: the ablation of CFT's pricing; a large one bounds the pricing's cost on huge
-    instances)."""
+    instances).
+
+    ``consensus`` > 0 keeps a pool of that many of the cheapest distinct covers the phases complete
+    (:class:`CoverPool`), and every other round, once it holds two, fixes the columns common to
+    all of them instead of the best cover's columns of least score: the three-phase then re-solves
+    where good covers disagree (the consensus fixing of pool-based CFT variants)."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
@@ -243,10 +329,17 @@ def refine(
     best = float(whole.costs @ best_x)
     pi = 0.0
     cycle = 1 + int(np.ceil(np.log(1.0 / pi_start) / np.log(pi_growth)))  # rounds of pi from 0 to >= 1
+    pool = CoverPool(consensus) if consensus > 0 else None
+    if pool is not None:
+        pool.offer(best_x, best)
+        cycle *= 2  # consensus rounds alternate with the rounds of pi
     stall = 0
     while not stop() and stats.rounds < max_rounds and stall < stall_cycles * cycle:
         fixed = np.zeros(whole.cols.size, np.bool_)
-        if pi > 0.0:
+        agreed = pool.agreed() if pool is not None and stats.rounds % 2 == 1 else None
+        if agreed is not None:
+            fixed = agreed
+        elif pi > 0.0:
             selected = np.flatnonzero(best_x)
             sel_csc = whole.csc[:, selected]
             count = np.asarray(whole.csr @ best_x.astype(np.int64), dtype=np.float64)
@@ -261,7 +354,8 @@ def refine(
                 covered[sel_csc.indices[sel_csc.indptr[k] : sel_csc.indptr[k + 1]]] = True
         u = lag.multipliers * (1.0 + rng.uniform(-perturbation, perturbation, whole.m))
         found, cost = three_phase(
-            whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation
+            whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation,
+            on_cover=None if pool is None else pool.offer,
         )  # fmt: skip
         stats.rounds += 1
         stall += 1
@@ -271,10 +365,36 @@ def refine(
             best_x, best = found, cost
             if on_improve is not None:
                 on_improve(_expand(best_x, whole.cols, costs.size), best)
-        pi = pi_start if pi == 0.0 else pi * pi_growth
-        if pi >= 1.0:
-            pi = pi_start
+        if agreed is None:
+            pi = pi_start if pi == 0.0 else pi * pi_growth
+            if pi >= 1.0:
+                pi = pi_start
     return _expand(best_x, whole.cols, costs.size)
+
+
+class CoverPool:
+    """The ``size`` cheapest distinct covers offered (k,) int8, and the columns they agree on."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.covers: dict[bytes, tuple[float, np.ndarray]] = {}
+
+    def offer(self, x: np.ndarray, cost: float) -> None:
+        key = np.packbits(x).tobytes()
+        if key in self.covers:
+            return
+        if len(self.covers) >= self.size:
+            worst = max(self.covers, key=lambda k: self.covers[k][0])
+            if cost >= self.covers[worst][0]:
+                return
+            del self.covers[worst]
+        self.covers[key] = (cost, np.array(x, dtype=np.int8, copy=True))
+
+    def agreed(self) -> np.ndarray | None:
+        """The columns (k,) bool in every cover of the pool; None while it holds fewer than two."""
+        if len(self.covers) < 2:
+            return None
+        return np.logical_and.reduce([x == 1 for _, x in self.covers.values()])
 
 
 def _expand(x: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:

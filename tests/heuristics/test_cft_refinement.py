@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cosolve.heuristics.cft import FIX_THRESHOLD, RefineStats, Residual, columns_to_fix, refine
+from cosolve.heuristics import cft
+from cosolve.heuristics.cft import FIX_THRESHOLD, CoverPool, RefineStats, Residual, columns_to_fix, refine
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
 from cosolve.heuristics.setcover import greedy_set_cover
 from cosolve.heuristics.sparse_index import index_arrays
@@ -48,8 +49,9 @@ def test_greedy_records_the_columns_it_takes_in_order(seed):
         covered[rows] = True
 
 
+@pytest.mark.parametrize("consensus", [0, 4])
 @pytest.mark.parametrize("seed", range(10))
-def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(seed):
+def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(seed, consensus):
     rng = np.random.default_rng(seed)
     p = random_cover(rng, int(rng.integers(6, 14)), int(rng.integers(10, 16)), rng.uniform(0.15, 0.4))
     x, lag = start(p)
@@ -58,6 +60,7 @@ def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(se
     best = refine(
         p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(seed),
         on_improve=lambda y, cost: seen.append((is_cover(p, y), cost, float(p.costs @ y))), stats=stats,
+        consensus=consensus,
     )  # fmt: skip
     assert is_cover(p, best)
     assert p.costs @ best <= p.costs @ x
@@ -101,6 +104,9 @@ def test_residual_keeps_the_rows_left_uncovered_and_the_other_columns_touching_t
     np.testing.assert_array_equal(res.csr.toarray(), dense[np.ix_(rows, cols)])
     np.testing.assert_array_equal(res.csc.toarray(), dense[np.ix_(rows, cols)])
     np.testing.assert_array_equal(res.costs, p.costs[cols])
+    for matrix in (res.csr, res.csc):  # what the kernels and scipy's products expect
+        assert matrix.dtype == p.matrix.dtype and matrix.indices.dtype == p.matrix.indices.dtype
+        assert all(np.all(np.diff(matrix.indices[a:b]) > 0) for a, b in zip(matrix.indptr[:-1], matrix.indptr[1:]))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -124,3 +130,40 @@ def test_column_fixing_takes_lone_negative_columns_then_the_greedy_s_first_picks
     picked = np.empty(p.n_cols + 1, np.int64)
     lagrangian_greedy_kernel(p.costs, row_ptr, row_idx, col_ptr, col_idx, lag.multipliers, g, picked)
     assert rest.tolist() == picked[: rest.size].tolist()
+
+
+def test_cover_pool_keeps_the_cheapest_distinct_covers_and_the_columns_all_of_them_share():
+    pool = CoverPool(2)
+    a, b, c = (np.array(v, np.int8) for v in ([1, 1, 0, 0], [1, 0, 1, 0], [0, 1, 1, 1]))
+    pool.offer(a, 5.0)
+    assert pool.agreed() is None  # one cover agrees with nothing yet
+    pool.offer(a.copy(), 5.0)  # the same cover again
+    pool.offer(c, 9.0)
+    pool.offer(b, 6.0)  # cheaper than c: c leaves
+    assert sorted(cost for cost, _ in pool.covers.values()) == [5.0, 6.0]
+    np.testing.assert_array_equal(pool.agreed(), [True, False, False, False])
+    pool.offer(c, 9.0)  # dearer than every kept cover: not taken
+    assert sorted(cost for cost, _ in pool.covers.values()) == [5.0, 6.0]
+
+
+def test_consensus_rounds_fix_the_columns_shared_by_every_pooled_cover(monkeypatch):
+    p = read(ORLIB / "scp41.txt")
+    x, lag = start(p)
+    calls = []
+    real = cft.three_phase
+
+    def spy(whole, fixed, u, *, on_cover, **kwargs):
+        pooled = [y.copy() for _, y in pool_of(on_cover).covers.values()]
+        calls.append((fixed.copy(), pooled))
+        return real(whole, fixed, u, on_cover=on_cover, **kwargs)
+
+    def pool_of(offer):
+        return offer.__self__
+
+    monkeypatch.setattr(cft, "three_phase", spy)
+    refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=6, consensus=5)
+    consensus_rounds = [(fixed, pooled) for k, (fixed, pooled) in enumerate(calls) if k % 2 == 1 and len(pooled) >= 2]
+    assert consensus_rounds  # the pool filled during the first round
+    for fixed, pooled in consensus_rounds:
+        np.testing.assert_array_equal(fixed, np.logical_and.reduce([y == 1 for y in pooled]))
+        assert 0 < fixed.sum() < min(int(y.sum()) for y in pooled)
