@@ -13,8 +13,10 @@
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
    under a time slice (:mod:`cosolve.methods.glns.repair`) -> an improvement is kept and polished
    by the local search; the size adapts to how the repairs went. After ``refine_patience`` repairs
-   in a row find nothing, one more refinement (a cycle without a cheaper cover ends it) runs from
-   the incumbent: on instances where the sub-MIPs stop improving, the budget goes back to CFT.
+   in a row find nothing, or once repairs without a cheaper cover have taken ``refine_balance``
+   times the last refinement's seconds, one more refinement (a cycle without a cheaper cover ends
+   it) runs from the incumbent: on instances where the sub-MIPs stop improving, the budget goes
+   back to CFT.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -50,7 +52,11 @@ class LNSSettings:
     ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it), and
     ``refine_cycles``: the whole cycles of its fixing fraction without a cheaper cover that end it;
     ``refine_patience``: repairs in a row without a cheaper cover after which the loop runs another
-    refinement (one stalled cycle) from the incumbent (0: never); ``refine_pool``: columns per row
+    refinement (one stalled cycle) from the incumbent (0: never); ``refine_balance``: the repairs
+    since the last cheaper cover may take at most this many times the last refinement's seconds
+    before the next refinement runs, whichever of the two limits comes first (0: the count only;
+    where no repair improves, the budget then alternates between the two instead of going to
+    repairs); ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
     ``sub_solver``: scip or cpsat."""
@@ -64,6 +70,7 @@ class LNSSettings:
     refine_share: float = 0.8
     refine_cycles: int = 1
     refine_patience: int = 30
+    refine_balance: float = 1.0
     refine_pool: int = 0
     sub_solver: str = "scip"
 
@@ -162,15 +169,20 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     if upper <= bound + 1e-9:
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
+    refine_seconds = 0.0  # how long the last refinement took
+
     def refined(x: np.ndarray, cycles: int) -> np.ndarray:
         """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left): a
         cheaper cover, or ``x`` itself."""
-        limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
+        nonlocal refine_seconds
+        started = deadline.elapsed()
+        limit = started + settings.refine_share * min(deadline.remaining(), 1e9)
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             stop=lambda: stop() or deadline.elapsed() > limit,
             on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
         )  # fmt: skip
+        refine_seconds = deadline.elapsed() - started
         if float(costs @ y) >= float(costs @ x) - 1e-9:
             return x
         y = swap_local_search(costs, csr, csc, y)
@@ -220,6 +232,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
 
     rank_seconds = 0.0  # the last ranking's duration
     stalled = 0  # repairs in a row without a cheaper cover
+    stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
@@ -257,10 +270,15 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             complete_timeouts += 1
         size.update(improved=improved, optimal=fixed.optimal)
         stalled = 0 if improved else stalled + 1
-        if settings.refine_share > 0 and 0 < settings.refine_patience <= stalled and not stop():
+        if improved:
+            stalled_since = deadline.elapsed()
+        waited = deadline.elapsed() - stalled_since
+        balanced = settings.refine_balance > 0 and stalled > 0 and waited >= settings.refine_balance * refine_seconds
+        if settings.refine_share > 0 and (0 < settings.refine_patience <= stalled or balanced) and not stop():
             stalled = 0
             stats.refine_restarts += 1
             y = refined(state.x, 1)
+            stalled_since = deadline.elapsed()
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)

@@ -33,6 +33,13 @@ LNS_OPTIONS: dict[str, Option] = {
     "refine_patience": Option(
         int, 30, "repairs in a row without a cheaper cover after which another refinement runs (0: never)", minimum=0
     ),
+    "refine_balance": Option(
+        float,
+        1.0,
+        "repairs without a cheaper cover may take this many times the last refinement's seconds before the next one "
+        "(0: only refine_patience counts)",
+        minimum=0,
+    ),
     "refine_pool": Option(
         int,
         0,
