@@ -18,9 +18,20 @@ from cosolve.diffusion.config import CAMConfig
 from cosolve.training.checkpoint import load_state
 
 
+def _config_type(fmt: str) -> type:
+    """The config class whose checkpoints carry the format tag ``fmt``."""
+    from cosolve.methods.glns.config import GLNSConfig
+    from cosolve.methods.sinkhorn.tour_net import TourNetConfig
+
+    for config in (CAMConfig, GLNSConfig, TourNetConfig):
+        if config.checkpoint_format == fmt:
+            return config
+    raise SystemExit(f"no config of checkpoint format {fmt!r}")
+
+
 def curve(folder: Path) -> str:
     state = load_state(folder)
-    config, defaults = state["config"], asdict(CAMConfig())
+    config, defaults = state["config"], asdict(_config_type(state["format"])())
     changed = {k: v for k, v in config.items() if defaults.get(k) != v}
     lines = [f"### {folder.name}", "", f"settings: `{changed}`, data: {state['data']}", ""]
     lines += ["| seconds | iteration | objective | energy |", "|---:|---:|---:|---:|"]
