@@ -101,8 +101,17 @@ def test_stalled_repairs_hand_the_budget_back_to_the_refinement():
     assert r.stats["refine_restarts"] >= 1 and r.stats["iterations"] >= r.stats["refine_restarts"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
     assert r.objective <= r.stats["refined_objective"]
-    never = Solver("lns-random", time_limit=1, refine_patience=0, seed=0).solve(p)
+    never = Solver("lns-random", time_limit=1, refine_patience=0, refine_balance=0, seed=0).solve(p)
     assert never.stats["refine_restarts"] == 0
+
+
+def test_repairs_that_fail_for_as_long_as_the_refinement_took_hand_the_budget_back():
+    from cosolve.generators.distributions import sample_setcover
+
+    p = sample_setcover("balas-ho", 0)
+    r = Solver("lns-random", time_limit=2, refine_patience=0, refine_balance=1, seed=0).solve(p)
+    assert r.stats["refine_restarts"] >= 1  # the failed-repair count alone (patience 0) never restarts
+    assert np.all(p.matrix @ r.solution >= 1) and r.objective <= r.stats["refined_objective"]
 
 
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint():
