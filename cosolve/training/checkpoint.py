@@ -194,8 +194,8 @@ def model_card(title: str, about: str, config: dict[str, Any], meta: dict[str, A
 - validation ({meta.get("validation", "")}): **{meta.get("validation_objective", nan):.4f}**,
   {meta.get("energy_label", "mean terminal energy")} {meta.get("validation_energy", nan):.4f}
 - training: {meta.get("trained_seconds")} s wall-clock until this checkpoint, {meta.get("iterations")} iterations,
-  {meta.get("processes", 1)} process(es) x {meta.get("threads")} thread(s) on {meta.get("device", "cpu")}, seed {meta.get("seed")},
-  torch {meta.get("torch")}
+  {meta.get("processes", 1)} process(es) x {meta.get("threads")} thread(s) on {meta.get("device", "cpu")},
+  seed {meta.get("seed")}, torch {meta.get("torch")}
 - command: `{meta.get("command") or "(Python API)"}`
 
 ## Hyperparameters

@@ -106,7 +106,8 @@ def test_residual_keeps_the_rows_left_uncovered_and_the_other_columns_touching_t
     np.testing.assert_array_equal(res.costs, p.costs[cols])
     for matrix in (res.csr, res.csc):  # what the kernels and scipy's products expect
         assert matrix.dtype == p.matrix.dtype and matrix.indices.dtype == p.matrix.indices.dtype
-        assert all(np.all(np.diff(matrix.indices[a:b]) > 0) for a, b in zip(matrix.indptr[:-1], matrix.indptr[1:]))
+        starts, ends = matrix.indptr[:-1], matrix.indptr[1:]
+        assert all(np.all(np.diff(matrix.indices[a:b]) > 0) for a, b in zip(starts, ends, strict=True))
 
 
 @pytest.mark.parametrize("seed", range(5))
