@@ -249,7 +249,10 @@ class CAM(AdjointMethod):
         ),
         "validation_chains": Option(int, _D.validation_chains, "chains per held-out graph", minimum=1),
         "device": Option(
-            str, _D.device, "torch device of training: the network's passes (rollouts stay in numpy)", choices=("cpu", "cuda")
+            str,
+            _D.device,
+            "torch device of training, cpu or cuda: the network's passes (rollouts stay in numpy)",
+            choices=("cpu", "cuda"),
         ),
         "base": Option(
             str,
