@@ -45,16 +45,18 @@ def resolve_checkpoint(option: str, shipped: str | None, missing: str) -> Path:
 
 
 def write_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta: dict[str, Any], state_dict: dict, card: str) -> None:
-    """Write ``folder/model.pt``, ``folder/model.npz`` and ``folder/README.md``, each atomically."""
+    """Write ``folder/model.pt``, ``folder/model.npz`` and ``folder/README.md``, each atomically;
+    the weights as CPU tensors, wherever the network was trained."""
     import torch
 
     from cosolve.io.solution import atomic_path, atomic_write
 
     folder.mkdir(parents=True, exist_ok=True)
-    payload = {"format": fmt, "config": config, "meta": meta, "state_dict": state_dict}
+    weights = {k: v.detach().cpu() for k, v in state_dict.items()}
+    payload = {"format": fmt, "config": config, "meta": meta, "state_dict": weights}
     with atomic_path(folder / MODEL_FILE) as tmp:
         torch.save(payload, tmp)
-    write_numpy_checkpoint(folder, fmt, config, meta, {k: v.detach().cpu().numpy() for k, v in state_dict.items()})
+    write_numpy_checkpoint(folder, fmt, config, meta, {k: v.numpy() for k, v in weights.items()})
     atomic_write(folder / CARD_FILE, card)
 
 

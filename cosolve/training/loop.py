@@ -177,14 +177,12 @@ def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, wo
 
 
 def save_model(folder: Any, task: TrainingTask, policy: nn.Module, meta: dict[str, Any]) -> None:
-    """Write ``folder/model.pt`` and its model card for ``policy`` trained by ``task`` (the
-    weights as CPU tensors, wherever it trained)."""
+    """Write ``folder/model.pt`` and its model card for ``policy`` trained by ``task``."""
     title, about, _ = task.card()
     parameters = sum(p.numel() for p in policy.parameters())
     config = asdict(task.config)
     card = model_card(title, about, config, meta, parameters)
-    weights = {k: v.detach().cpu() for k, v in policy.state_dict().items()}
-    write_checkpoint(folder, task.checkpoint_format, config, meta, weights, card)
+    write_checkpoint(folder, task.checkpoint_format, config, meta, policy.state_dict(), card)
 
 
 def _training_device(task: TrainingTask, world: int) -> torch.device:

@@ -154,12 +154,9 @@ def test_consensus_rounds_fix_the_columns_shared_by_every_pooled_cover(monkeypat
     real = cft.three_phase
 
     def spy(whole, fixed, u, *, on_cover, **kwargs):
-        pooled = [y.copy() for _, y in pool_of(on_cover).covers.values()]
-        calls.append((fixed.copy(), pooled))
+        pool = on_cover.__self__  # the CoverPool whose offer refine passes
+        calls.append((fixed.copy(), [y.copy() for _, y in pool.covers.values()]))
         return real(whole, fixed, u, on_cover=on_cover, **kwargs)
-
-    def pool_of(offer):
-        return offer.__self__
 
     monkeypatch.setattr(cft, "three_phase", spy)
     refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=6, consensus=5)
