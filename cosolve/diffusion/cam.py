@@ -72,7 +72,7 @@ class CAMTask(AdjointTask):
         scores = np.empty((final.shape[0], len(graphs)))
         sign = 1.0 if self.sense is Sense.MAXIMIZE else -1.0
         for b, (problem, part) in enumerate(zip(graphs.problems, graphs.split(final), strict=True)):
-            solutions = decode(problem, part.astype(np.float64))
+            solutions = decode(problem, part.astype(np.float64), part)
             scores[:, b] = [sign * problem.evaluate(x).objective for x in solutions]
         owner = np.repeat(np.arange(len(graphs)), np.diff(graphs.offsets))
         return scores, owner
@@ -83,7 +83,7 @@ class CAMTask(AdjointTask):
         rng = np.random.default_rng(0)
         rule = policy_rule(policy, batch.graphs, batch.tensors, batch.base)
         out = sample(rule, batch.graphs, c.validation_chains, c.steps, rng)
-        values = [value for _, value in decode_best(batch.graphs, out.marginal)]
+        values = [value for _, value in decode_best(batch.graphs, out.marginal, out.final)]
         return Validation(objective=float(np.mean(values)), energy=float(batch.graphs.graph_energies(out.final).mean()))
 
     def card(self) -> tuple[str, str, str]:

@@ -1,11 +1,14 @@
 """Decoders from soft marginals (K chains x N nodes, values in [0, 1]) to feasible solutions.
 
-- MIS: nodes by decreasing marginal, each added while no neighbour is selected.
+- MIS: the nodes a chain selects (its state's ones; without states, marginal above 1/2) by
+  decreasing marginal, each added while no neighbour is selected, then completed to a maximal set
+  by the min-degree greedy.
 - MaxClique: nodes by decreasing marginal, each added while adjacent to every selected node.
 - MaxCut: round at 0.5, then best-improvement 1-flip local search.
 - MDS: round, complete to a dominating set with Chvátal's greedy, then drop redundant nodes.
 
 Each returns (K, N) int8, one feasible solution per chain; :func:`best_of` picks the best chain.
+Each takes the chains' sampled states (K, N) 0/1 too, or None; only the MIS decoder reads them.
 """
 
 from __future__ import annotations
@@ -18,16 +21,14 @@ from cosolve.problems.graphs import GraphProblem
 
 
 @njit(cache=True)
-def _greedy_by_order(indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, clique: bool) -> np.ndarray:
-    """Visit nodes in ``order``; add a node if it has no selected neighbour (``clique=False``) or
-    if every selected node is its neighbour (``clique=True``)."""
+def _clique_by_order(indptr: np.ndarray, indices: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Visit nodes in ``order``; add a node if every selected node is its neighbour."""
     n = indptr.size - 1
     x = np.zeros(n, np.int8)
     selected_neighbours = np.zeros(n, np.int64)
     size = 0
     for v in order:
-        ok = selected_neighbours[v] == size if clique else selected_neighbours[v] == 0
-        if ok:
+        if selected_neighbours[v] == size:
             x[v] = 1
             size += 1
             for p in range(indptr[v], indptr[v + 1]):
@@ -35,27 +36,35 @@ def _greedy_by_order(indptr: np.ndarray, indices: np.ndarray, order: np.ndarray,
     return x
 
 
-def _ordered(problem: GraphProblem, marginals: np.ndarray, clique: bool) -> np.ndarray:
+def decode_clique(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
+    """Maximal cliques, one per chain (K, N) int8: nodes by decreasing marginal."""
     indptr, indices = index_arrays(problem.adjacency)
     marginals = np.atleast_2d(marginals)
     out = np.empty(marginals.shape, np.int8)
     for k, p in enumerate(marginals):
         order = np.argsort(-p, kind="stable").astype(np.int64)
-        out[k] = _greedy_by_order(indptr, indices, order, clique)
+        out[k] = _clique_by_order(indptr, indices, order)
     return out
 
 
-def decode_independent_set(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
-    """Maximal independent sets, one per chain (K, N) int8."""
-    return _ordered(problem, marginals, clique=False)
+def decode_independent_set(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
+    """Maximal independent sets, one per chain (K, N) int8: the chain's selected nodes (``states``
+    (K, N) 0/1, or without them marginal above 1/2) by decreasing marginal while independent,
+    completed by the min-degree greedy. (Filling in the unselected nodes by their marginals instead
+    ranks near-zero values, which a policy whose last state selects few nodes does not order well.)"""
+    from cosolve.heuristics.graphs import min_degree_mis_kernel
+
+    indptr, indices = index_arrays(problem.adjacency)
+    marginals = np.atleast_2d(marginals)
+    selected = marginals > 0.5 if states is None else np.atleast_2d(states) == 1
+    out = np.empty(marginals.shape, np.int8)
+    for k, p in enumerate(marginals):
+        order = np.argsort(-p, kind="stable")
+        out[k] = min_degree_mis_kernel(indptr, indices, order[selected[k, order]].astype(np.int64))
+    return out
 
 
-def decode_clique(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
-    """Maximal cliques, one per chain (K, N) int8."""
-    return _ordered(problem, marginals, clique=True)
-
-
-def decode_cut(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
+def decode_cut(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
     """1-flip locally optimal cuts, one per chain (K, N) int8."""
     from cosolve.heuristics.graphs import maxcut_local_search, weighted_adjacency
 
@@ -64,7 +73,7 @@ def decode_cut(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
     return np.stack([maxcut_local_search(weighted, (p > 0.5).astype(np.int8))[0] for p in marginals])
 
 
-def decode_dominating_set(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
+def decode_dominating_set(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
     """Minimal dominating sets, one per chain (K, N) int8."""
     from cosolve.heuristics.graphs import closed_neighborhoods
     from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
@@ -86,9 +95,10 @@ DECODERS = {
 }
 
 
-def decode(problem: GraphProblem, marginals: np.ndarray) -> np.ndarray:
-    """Feasible solutions (K, N) int8 for ``problem`` from marginals (K, N)."""
-    return DECODERS[problem.kind](problem, marginals)
+def decode(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
+    """Feasible solutions (K, N) int8 for ``problem`` from marginals (K, N) and, where the decoder
+    reads them (MIS), the chains' sampled states (K, N) 0/1."""
+    return DECODERS[problem.kind](problem, marginals, states)
 
 
 def best_of(problem: GraphProblem, solutions: np.ndarray) -> tuple[np.ndarray, float]:

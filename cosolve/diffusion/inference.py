@@ -54,9 +54,15 @@ def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, ba
     return logit_rule(lambda x, t: graph_logits(policy, batch, tensors, x, t, base))
 
 
-def decode_best(batch: GraphBatch, marginals: np.ndarray) -> list[tuple[np.ndarray, float]]:
-    """For each graph of ``batch``: the best of the K decoded chains, and its objective."""
-    return [best_of(p, decode(p, m)) for p, m in zip(batch.problems, batch.split(marginals), strict=True)]
+def decode_best(
+    batch: GraphBatch, marginals: np.ndarray, states: np.ndarray | None = None
+) -> list[tuple[np.ndarray, float]]:
+    """For each graph of ``batch``: the best of the K decoded chains, and its objective, from the
+    chains' marginals (K, N) and sampled states (K, N) (:func:`~cosolve.diffusion.decode.decode`)."""
+    if states is None:
+        return [best_of(p, decode(p, m)) for p, m in zip(batch.problems, batch.split(marginals), strict=True)]
+    parts = zip(batch.problems, batch.split(marginals), batch.split(states), strict=True)
+    return [best_of(p, decode(p, m, x)) for p, m, x in parts]
 
 
 def track_best(batch: GraphBatch) -> tuple[Callable[[np.ndarray], None], Callable[[], np.ndarray]]:
@@ -86,12 +92,13 @@ def sample(
     keep_best: bool = False,
 ) -> Rollout:
     """One round of ``steps`` steps of ``chains`` chains from uniform noise. With ``keep_best``,
-    the rollout's ``marginal`` is replaced by the lowest-energy state of each chain."""
+    the rollout's ``final`` state and ``marginal`` are both the lowest-energy state of each chain."""
     see, best = track_best(batch) if keep_best else (None, None)
     start = uniform_start(chains, batch.n, rng)
     if see is not None:
         see(start)
     out = rollout(rule, start, steps, rng, stop=stop, on_step=see)
     if best is not None:
-        out.marginal = best().astype(np.float64)
+        out.final = best()
+        out.marginal = out.final.astype(np.float64)
     return out

@@ -110,7 +110,7 @@ def _run_rounds(
         out = sample(rule, batch, chains, steps, rng, stop=pacer.stop_rule(chains, requested), keep_best=keep_best)
         if out.steps or not stats["rounds"]:
             started = pacer.clock()
-            ((solution, value),) = decode_best(batch, out.marginal)
+            ((solution, value),) = decode_best(batch, out.marginal, out.final)
             pacer.observe_decode(pacer.clock() - started, chains)
             ctx.trace.offer(solution, value)
             stats["rounds"] += 1

@@ -22,8 +22,55 @@ from cosolve.heuristics.sparse_index import index_arrays
 
 
 @njit(cache=True)
-def min_degree_mis_kernel(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Min-degree greedy independent set: (n,) int8.
+def _take(
+    v: int, indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray, head: np.ndarray, nxt: np.ndarray,
+    prv: np.ndarray, alive: np.ndarray, x: np.ndarray, dmin: int,
+) -> tuple[int, int]:
+    """Put the live node v in the set and delete it and its neighbours from the bucket queue
+    (lists ``head``/``nxt``/``prv`` per degree ``deg``); returns (nodes deleted, the new lowest
+    degree that may hold a node)."""
+    x[v] = 1
+    removed = 0
+    for k in range(indptr[v], indptr[v + 1] + 1):
+        u = v if k == indptr[v + 1] else indices[k]  # the neighbours, then v itself
+        if alive[u] == 0:
+            continue
+        alive[u] = 0
+        removed += 1
+        if prv[u] != -1:
+            nxt[prv[u]] = nxt[u]
+        else:
+            head[deg[u]] = nxt[u]
+        if nxt[u] != -1:
+            prv[nxt[u]] = prv[u]
+        if u == v:
+            continue
+        for p in range(indptr[u], indptr[u + 1]):  # u leaves: its live neighbours lose a degree
+            w = indices[p]
+            if alive[w] == 0 or w == v:
+                continue
+            d = deg[w]
+            if prv[w] != -1:
+                nxt[prv[w]] = nxt[w]
+            else:
+                head[d] = nxt[w]
+            if nxt[w] != -1:
+                prv[nxt[w]] = prv[w]
+            d -= 1
+            deg[w] = d
+            prv[w] = -1
+            nxt[w] = head[d]
+            if head[d] != -1:
+                prv[head[d]] = w
+            head[d] = w
+            dmin = min(dmin, d)
+    return removed, dmin
+
+
+@njit(cache=True)
+def min_degree_mis_kernel(indptr: np.ndarray, indices: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Min-degree greedy independent set: (n,) int8, after the nodes of ``first`` (int64 node
+    indices, taken in that order, each while none of its neighbours is taken; empty: none).
 
     Repeatedly takes a node of minimum degree in the remaining graph and deletes it and its
     neighbours. Degrees live in a bucket queue (doubly linked list per degree), so the whole
@@ -48,51 +95,25 @@ def min_degree_mis_kernel(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray
     x = np.zeros(n, np.int8)
     remaining = n
     dmin = 0
+    for v in first:
+        if alive[v]:
+            removed, dmin = _take(v, indptr, indices, deg, head, nxt, prv, alive, x, dmin)
+            remaining -= removed
     while remaining > 0:
         while head[dmin] == -1:
             dmin += 1
-        v = head[dmin]
-        x[v] = 1
-        for k in range(indptr[v], indptr[v + 1] + 1):
-            u = v if k == indptr[v + 1] else indices[k]  # the neighbours, then v itself
-            if alive[u] == 0:
-                continue
-            alive[u] = 0
-            remaining -= 1
-            if prv[u] != -1:
-                nxt[prv[u]] = nxt[u]
-            else:
-                head[deg[u]] = nxt[u]
-            if nxt[u] != -1:
-                prv[nxt[u]] = prv[u]
-            if u == v:
-                continue
-            for p in range(indptr[u], indptr[u + 1]):  # u leaves: its live neighbours lose a degree
-                w = indices[p]
-                if alive[w] == 0 or w == v:
-                    continue
-                d = deg[w]
-                if prv[w] != -1:
-                    nxt[prv[w]] = nxt[w]
-                else:
-                    head[d] = nxt[w]
-                if nxt[w] != -1:
-                    prv[nxt[w]] = prv[w]
-                d -= 1
-                deg[w] = d
-                prv[w] = -1
-                nxt[w] = head[d]
-                if head[d] != -1:
-                    prv[head[d]] = w
-                head[d] = w
-                dmin = min(dmin, d)
+        removed, dmin = _take(head[dmin], indptr, indices, deg, head, nxt, prv, alive, x, dmin)
+        remaining -= removed
     return x
 
 
-def min_degree_mis(adjacency: sp.csr_array | sp.csr_matrix) -> np.ndarray:
-    """Maximal independent set (n,) int8 of the graph with symmetric (n x n) ``adjacency``."""
+def min_degree_mis(adjacency: sp.csr_array | sp.csr_matrix, first: np.ndarray | None = None) -> np.ndarray:
+    """Maximal independent set (n,) int8 of the graph with symmetric (n x n) ``adjacency``: the
+    nodes of ``first`` in order while independent (none: no such nodes), completed by the
+    min-degree greedy."""
     indptr, indices = index_arrays(sp.csr_array(adjacency))
-    return min_degree_mis_kernel(indptr, indices)
+    first = np.zeros(0, np.int64) if first is None else np.asarray(first, np.int64)
+    return min_degree_mis_kernel(indptr, indices, first)
 
 
 # --------------------------------------------------------------------------- maximum clique

@@ -5,6 +5,9 @@ import pytest
 
 from cosolve.diffusion.decode import best_of, decode
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi
+from cosolve.heuristics.graphs import min_degree_mis
+from cosolve.problems import MaximumIndependentSet
+from tests.oracles import brute_force_binary
 
 
 @pytest.mark.parametrize("kind", ["mis", "maxclique", "maxcut", "mds"])
@@ -22,6 +25,15 @@ def test_decoded_solutions_are_feasible(kind, seed):
     assert problem.evaluate(best).objective == value
 
 
+def _greedy_by_marginal(a, p, nodes):
+    """The independent set the nodes ``nodes`` give when taken by decreasing ``p`` while independent."""
+    x = np.zeros(a.shape[0], np.int8)
+    for v in sorted(nodes, key=lambda v: (-p[v], v)):
+        if not x[a.indices[a.indptr[v] : a.indptr[v + 1]]].any():
+            x[v] = 1
+    return x
+
+
 def test_independent_sets_and_cliques_are_maximal_and_follow_the_marginals():
     problem = erdos_renyi(30, 0.2, problem="mis", seed=5)
     p = np.random.default_rng(0).uniform(size=problem.n)
@@ -30,11 +42,8 @@ def test_independent_sets_and_cliques_are_maximal_and_follow_the_marginals():
     for v in np.flatnonzero(x == 0):  # every unselected node has a selected neighbour
         assert x[a.indices[a.indptr[v] : a.indptr[v + 1]]].any()
     assert x[np.argmax(p)] == 1  # the most likely node is always taken
-    expected = np.zeros(problem.n, np.int8)  # greedy by marginal: most likely first, while independent
-    for v in np.argsort(-p, kind="stable"):
-        if not expected[a.indices[a.indptr[v] : a.indptr[v + 1]]].any():
-            expected[v] = 1
-    assert np.array_equal(x, expected)
+    chosen = np.flatnonzero(p > 0.5)  # the selected nodes: most likely first, while independent
+    assert np.array_equal(x[chosen], _greedy_by_marginal(a, p, chosen)[chosen])
     clique_problem = erdos_renyi(30, 0.5, problem="maxclique", seed=5)
     (c,) = decode(clique_problem, p[None, :])
     dense = clique_problem.adjacency.toarray()
@@ -57,3 +66,44 @@ def test_dominating_sets_are_minimal_and_cuts_locally_optimal():
         t = s.copy()
         t[v] = 1 - t[v]
         assert cut.evaluate(t).objective <= value + 1e-9
+
+
+def test_independent_sets_take_the_sampled_states_then_complete_by_min_degree():
+    problem = erdos_renyi(40, 0.15, problem="mis", seed=3)
+    a = problem.adjacency
+    rng = np.random.default_rng(1)
+    p = rng.uniform(size=(3, problem.n)) * 0.4  # no marginal above 1/2: nothing is selected
+    states = (rng.random((3, problem.n)) < 0.2).astype(np.int8)
+    greedy = min_degree_mis(a)
+    assert all(np.array_equal(x, greedy) for x in decode(problem, p))  # the min-degree greedy alone
+    for x, s, q in zip(decode(problem, p, states), states, p, strict=True):
+        chosen = np.flatnonzero(s)  # the state's ones, by decreasing marginal, while independent
+        assert np.array_equal(x[chosen], _greedy_by_marginal(a, q, chosen)[chosen])
+        assert problem.evaluate(x).feasible
+        for v in np.flatnonzero(x == 0):
+            assert x[a.indices[a.indptr[v] : a.indptr[v + 1]]].any()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_completion_is_the_min_degree_greedy_optimal_on_forests(seed):
+    """On a forest the min-degree greedy is exact, so after the state's nodes the decoded set is a
+    maximum independent set of what they left free (brute force)."""
+    rng = np.random.default_rng(seed)
+    n = 16
+    parents = [int(rng.integers(0, v)) for v in range(1, n)]
+    edges = np.array([(u, v + 1) for v, u in enumerate(parents) if rng.random() < 0.85], dtype=np.int64).reshape(-1, 2)
+    problem = MaximumIndependentSet(n, edges)
+    a = problem.adjacency
+    state = np.zeros((1, n), np.int8)
+    state[0, rng.choice(n, 3, replace=False)] = 1
+    (x,) = decode(problem, rng.random((1, n)) * 0.4, state)
+    taken = np.flatnonzero(state[0] & x)
+    free = np.ones(n, bool)
+    free[taken] = False
+    for v in taken:
+        free[a.indices[a.indptr[v] : a.indptr[v + 1]]] = False
+    sub = np.flatnonzero(free)
+    keep = np.isin(edges, sub).all(axis=1)
+    relabel = {v: k for k, v in enumerate(sub)}
+    residual = MaximumIndependentSet(len(sub), np.array([[relabel[u], relabel[v]] for u, v in edges[keep]], np.int64).reshape(-1, 2))
+    assert x.sum() == len(taken) + (brute_force_binary(residual) if len(sub) else 0)

@@ -49,8 +49,8 @@ def test_cam_returns_feasible_solutions_and_best_of_rounds(kind, checkpoints, mo
     solver.prepare(problem)  # the warm-up decodes too: not recorded
     decode_best, rounds = inference.decode_best, []
 
-    def recording(batch, marginals):
-        found = decode_best(batch, marginals)
+    def recording(batch, marginals, states=None):
+        found = decode_best(batch, marginals, states)
         if len(marginals) == 8:  # a round of 8 chains (not the one-chain timing probe)
             rounds.append(found[0][1])
         return found
