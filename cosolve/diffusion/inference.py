@@ -54,9 +54,7 @@ def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, ba
     return logit_rule(lambda x, t: graph_logits(policy, batch, tensors, x, t, base))
 
 
-def decode_best(
-    batch: GraphBatch, marginals: np.ndarray, states: np.ndarray | None = None
-) -> list[tuple[np.ndarray, float]]:
+def decode_best(batch: GraphBatch, marginals: np.ndarray, states: np.ndarray | None = None) -> list[tuple[np.ndarray, float]]:
     """For each graph of ``batch``: the best of the K decoded chains, and its objective, from the
     chains' marginals (K, N) and sampled states (K, N) (:func:`~cosolve.diffusion.decode.decode`)."""
     if states is None:

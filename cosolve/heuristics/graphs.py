@@ -23,8 +23,16 @@ from cosolve.heuristics.sparse_index import index_arrays
 
 @njit(cache=True)
 def _take(
-    v: int, indptr: np.ndarray, indices: np.ndarray, deg: np.ndarray, head: np.ndarray, nxt: np.ndarray,
-    prv: np.ndarray, alive: np.ndarray, x: np.ndarray, dmin: int,
+    v: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    deg: np.ndarray,
+    head: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    alive: np.ndarray,
+    x: np.ndarray,
+    dmin: int,
 ) -> tuple[int, int]:
     """Put the live node v in the set and delete it and its neighbours from the bucket queue
     (lists ``head``/``nxt``/``prv`` per degree ``deg``); returns (nodes deleted, the new lowest

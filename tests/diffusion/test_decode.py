@@ -105,5 +105,6 @@ def test_the_completion_is_the_min_degree_greedy_optimal_on_forests(seed):
     sub = np.flatnonzero(free)
     keep = np.isin(edges, sub).all(axis=1)
     relabel = {v: k for k, v in enumerate(sub)}
-    residual = MaximumIndependentSet(len(sub), np.array([[relabel[u], relabel[v]] for u, v in edges[keep]], np.int64).reshape(-1, 2))
+    kept = np.array([[relabel[u], relabel[v]] for u, v in edges[keep]], np.int64).reshape(-1, 2)
+    residual = MaximumIndependentSet(len(sub), kept)
     assert x.sum() == len(taken) + (brute_force_binary(residual) if len(sub) else 0)
