@@ -56,7 +56,10 @@ class LNSSettings:
     since the last cheaper cover may take at most this many times the last refinement's seconds
     before the next refinement runs, whichever of the two limits comes first (0: the count only;
     where no repair improves, the budget then alternates between the two instead of going to
-    repairs); ``refine_pool``: columns per row
+    repairs); ``refine_adapt``: between two refinements, the balance halves when no repair found a
+    cheaper cover (down to 1/8 of ``refine_balance``) and doubles when one did (up to 4 times it),
+    so the budget goes to whichever of the two has been improving (1: on; 0: a fixed balance);
+    ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
     ``sub_solver``: scip or cpsat."""
@@ -71,6 +74,7 @@ class LNSSettings:
     refine_cycles: int = 1
     refine_patience: int = 30
     refine_balance: float = 1.0
+    refine_adapt: bool = True
     refine_pool: int = 0
     sub_solver: str = "scip"
 
@@ -81,8 +85,9 @@ class LNSStats:
     cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
     ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
     the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound,
-    ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs) and the
-    refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
+    ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs),
+    ``refine_balance`` (the balance when the search ended) and the refinement's own counters
+    (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
@@ -95,6 +100,7 @@ class LNSStats:
     lagrangian_bound: float = math.nan
     refined_objective: float = math.nan
     refine_restarts: int = 0
+    refine_balance: float = math.nan
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -231,6 +237,8 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         return False
 
     rank_seconds = 0.0  # the last ranking's duration
+    balance = stats.refine_balance = settings.refine_balance
+    repairs_paid = False  # whether a repair found a cheaper cover since the last refinement
     stalled = 0  # repairs in a row without a cheaper cover
     stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
@@ -260,6 +268,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         improved = fixed.cost < float(costs[free] @ sub.start) - 1e-9
         if improved:
             stats.improved += 1
+            repairs_paid = True
             x = state.x.copy()
             x[free] = fixed.choice
             if adopt(swap_local_search(costs, csr, csc, x, allowed=allowed | (x == 1))):
@@ -273,15 +282,24 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         if improved:
             stalled_since = deadline.elapsed()
         waited = deadline.elapsed() - stalled_since
-        balanced = settings.refine_balance > 0 and stalled > 0 and waited >= settings.refine_balance * refine_seconds
+        balanced = balance > 0 and stalled > 0 and waited >= balance * refine_seconds
         if settings.refine_share > 0 and (0 < settings.refine_patience <= stalled or balanced) and not stop():
-            stalled = 0
+            if settings.refine_adapt:
+                balance = adapted_balance(balance, settings.refine_balance, repairs_paid)
+                stats.refine_balance = balance
+            stalled, repairs_paid = 0, False
             stats.refine_restarts += 1
             y = refined(state.x, 1)
             stalled_since = deadline.elapsed()
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)
+
+
+def adapted_balance(balance: float, initial: float, repairs_paid: bool) -> float:
+    """The next ``refine_balance`` after a stretch of repairs: doubled (at most 4 x ``initial``)
+    when one of them found a cheaper cover, else halved (at least ``initial`` / 8)."""
+    return min(4.0 * initial, 2.0 * balance) if repairs_paid else max(initial / 8.0, balance / 2.0)
 
 
 def random_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:

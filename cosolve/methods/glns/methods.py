@@ -40,6 +40,12 @@ LNS_OPTIONS: dict[str, Option] = {
         "(0: only refine_patience counts)",
         minimum=0,
     ),
+    "refine_adapt": Option(
+        bool,
+        True,
+        "refine_balance halves after repairs that found nothing (to 1/8 of it) and doubles after one that "
+        "found a cheaper cover (to 4 times); false: fixed",
+    ),
     "refine_pool": Option(
         int,
         0,

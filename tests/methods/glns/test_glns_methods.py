@@ -114,6 +114,25 @@ def test_repairs_that_fail_for_as_long_as_the_refinement_took_hand_the_budget_ba
     assert np.all(p.matrix @ r.solution >= 1) and r.objective <= r.stats["refined_objective"]
 
 
+def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_one_that_did():
+    from cosolve.methods.glns.lns import adapted_balance
+
+    assert adapted_balance(1.0, 1.0, repairs_paid=False) == 0.5
+    assert adapted_balance(0.125, 1.0, repairs_paid=False) == 0.125  # at least 1/8 of the initial
+    assert adapted_balance(0.5, 1.0, repairs_paid=True) == 1.0
+    assert adapted_balance(4.0, 1.0, repairs_paid=True) == 4.0  # at most 4 times
+    from cosolve.generators.distributions import sample_setcover
+
+    p = sample_setcover("balas-ho", 0)
+    fixed = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=False, seed=0).solve(p)
+    assert fixed.stats["refine_restarts"] >= 1 and fixed.stats["refine_balance"] == 1.0
+    adapted = Solver("lns-random", time_limit=2, refine_patience=0, seed=0).solve(p)
+    restarts, balance = adapted.stats["refine_restarts"], adapted.stats["refine_balance"]
+    assert np.all(p.matrix @ adapted.solution >= 1)
+    assert restarts >= 1 and 0.125 <= balance <= 4.0
+    assert balance != 1.0 or restarts >= 2  # one restart moves it; a second may move it back
+
+
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint():
     from cosolve.diffusion.energies import CoverEnergy
     from cosolve.methods.glns.methods import GLNS_CHECKPOINT
