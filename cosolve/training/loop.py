@@ -133,6 +133,20 @@ class _Run:
         self.best_seconds = 0.0
         self.best_state = {k: v.clone() for k, v in policy.state_dict().items()}
         self.history: list[dict[str, float]] = []
+        self.earlier_devices: dict[str, float] = {}  # seconds trained on each device before this process
+
+    def devices(self, seconds: float, device: str) -> str:
+        """Where the first ``seconds`` of training ran: "cpu", or for a run resumed elsewhere
+        "cuda (NVIDIA H200) 430 s, then cpu 1981 s"."""
+        spans = [(name, s) for name, s in self.earlier_devices.items() if s > 0]
+        if seconds > self.offset:
+            if spans and spans[-1][0] == device:
+                spans[-1] = (device, spans[-1][1] + seconds - self.offset)
+            else:
+                spans.append((device, seconds - self.offset))
+        if len(spans) <= 1:
+            return spans[0][0] if spans else device
+        return ", then ".join(f"{name} {s:.0f} s" for name, s in spans)
 
     def state(self, task: TrainingTask, data: TrainingData, policy: nn.Module, optimizer: Any, elapsed: float) -> dict:
         return {
@@ -141,6 +155,7 @@ class _Run:
             "best": None if self.best is None else asdict(self.best), "best_iteration": self.best_iteration,
             "best_seconds": self.best_seconds,
             "best_state": self.best_state, "history": self.history,
+            "earlier_devices": self.earlier_devices, "device": _device_name(task.device),
             "policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
         }  # fmt: skip
 
@@ -162,6 +177,12 @@ class _Run:
         self.best = None if saved["best"] is None else Validation(**saved["best"])
         self.best_iteration, self.best_seconds = saved["best_iteration"], saved["best_seconds"]
         self.best_state, self.history = saved["best_state"], saved["history"]
+        # a state saved before devices were recorded: its config's device, by name only
+        self.earlier_devices = dict(saved.get("earlier_devices", {}))
+        where_before = saved.get("device", saved["config"].get("device", "cpu"))
+        self.earlier_devices[where_before] = self.earlier_devices.get(where_before, 0.0) + self.offset - sum(
+            self.earlier_devices.values()
+        )
 
 
 def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, world: int) -> dict[str, Any]:
@@ -171,7 +192,7 @@ def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, wo
         "validation_objective": run.best.objective, "validation_energy": run.best.energy, "validation": task.card()[2],
         "energy_label": task.energy_label,
         "trained_seconds": round(run.best_seconds, 1), "iterations": run.best_iteration, "seed": ctx.seed, "processes": world,
-        "threads": torch.get_num_threads(), "device": _device_name(task.device), "command": ctx.command,
+        "threads": torch.get_num_threads(), "device": run.devices(run.best_seconds, _device_name(task.device)), "command": ctx.command,
         "torch": str(torch.__version__), "data": data.describe(),
     }  # fmt: skip
 
