@@ -192,8 +192,8 @@ def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, wo
         "validation_objective": run.best.objective, "validation_energy": run.best.energy, "validation": task.card()[2],
         "energy_label": task.energy_label,
         "trained_seconds": round(run.best_seconds, 1), "iterations": run.best_iteration, "seed": ctx.seed, "processes": world,
-        "threads": torch.get_num_threads(), "device": run.devices(run.best_seconds, _device_name(task.device)), "command": ctx.command,
-        "torch": str(torch.__version__), "data": data.describe(),
+        "threads": torch.get_num_threads(), "device": run.devices(run.best_seconds, _device_name(task.device)),
+        "command": ctx.command, "torch": str(torch.__version__), "data": data.describe(),
     }  # fmt: skip
 
 

@@ -58,7 +58,8 @@ class LNSSettings:
     where no repair improves, the budget then alternates between the two instead of going to
     repairs); ``refine_adapt``: between two refinements, the balance halves when no repair found a
     cheaper cover (down to 1/8 of ``refine_balance``) and doubles when one did (up to 4 times it),
-    so the budget goes to whichever of the two has been improving (1: on; 0: a fixed balance);
+    so the budget goes to whichever of the two has been improving (off by default: measured worse on
+    rail at 60 s, equal elsewhere, bench/results/setcover-glns-adapt);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -74,7 +75,7 @@ class LNSSettings:
     refine_cycles: int = 1
     refine_patience: int = 30
     refine_balance: float = 1.0
-    refine_adapt: bool = True
+    refine_adapt: bool = False
     refine_pool: int = 0
     sub_solver: str = "scip"
 

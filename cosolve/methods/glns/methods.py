@@ -42,7 +42,7 @@ LNS_OPTIONS: dict[str, Option] = {
     ),
     "refine_adapt": Option(
         bool,
-        True,
+        False,
         "refine_balance halves after repairs that found nothing (to 1/8 of it) and doubles after one that "
         "found a cheaper cover (to 4 times); false: fixed",
     ),

@@ -124,9 +124,9 @@ def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_o
     from cosolve.generators.distributions import sample_setcover
 
     p = sample_setcover("balas-ho", 0)
-    fixed = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=False, seed=0).solve(p)
+    fixed = Solver("lns-random", time_limit=2, refine_patience=0, seed=0).solve(p)  # the default: fixed
     assert fixed.stats["refine_restarts"] >= 1 and fixed.stats["refine_balance"] == 1.0
-    adapted = Solver("lns-random", time_limit=2, refine_patience=0, seed=0).solve(p)
+    adapted = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=True, seed=0).solve(p)
     restarts, balance = adapted.stats["refine_restarts"], adapted.stats["refine_balance"]
     assert np.all(p.matrix @ adapted.solution >= 1)
     assert restarts >= 1 and 0.125 <= balance <= 4.0
