@@ -180,8 +180,8 @@ class _Run:
         # a state saved before devices were recorded: its config's device, by name only
         self.earlier_devices = dict(saved.get("earlier_devices", {}))
         where_before = saved.get("device", saved["config"].get("device", "cpu"))
-        self.earlier_devices[where_before] = self.earlier_devices.get(where_before, 0.0) + self.offset - sum(
-            self.earlier_devices.values()
+        self.earlier_devices[where_before] = (
+            self.earlier_devices.get(where_before, 0.0) + self.offset - sum(self.earlier_devices.values())
         )
 
 
