@@ -67,7 +67,7 @@ POLISH_WARM_UP = {"polish_iterations": 100}
 
 #: The shipped checkpoint folder (under ``solvers/``) of each problem.
 DEFAULT_CHECKPOINTS = {
-    "mis": "cam-mis-rb-small",
+    "mis": "cam-mis-er-700-800",
     "maxcut": "cam-maxcut-ba-small",
     "maxclique": "cam-maxclique-rb-small",
     "mds": "cam-mds-ba-small",
