@@ -119,7 +119,8 @@ def test_the_shipped_checkpoint_loads_by_default(kind):
     solver = Solver("cam", problem=kind, time_limit=30, rounds=1)
     result = solver.solve(problem)
     assert problem.evaluate(result.solution).feasible
-    assert solver.method_.model_.source.parent.name == f"cam-{kind}-{'rb' if kind == 'mis' else 'ba'}-small"
+    shipped = {"mis": "er-700-800", "maxcut": "ba-small", "maxclique": "rb-small", "mds": "ba-small"}
+    assert solver.method_.model_.source.parent.name == f"cam-{kind}-{shipped[kind]}"
 
 
 @pytest.mark.parametrize("kind", KINDS)
