@@ -57,9 +57,8 @@ def policy_rule(policy: FlipPolicy, batch: GraphBatch, tensors: GraphTensors, ba
 def decode_best(batch: GraphBatch, marginals: np.ndarray, states: np.ndarray | None = None) -> list[tuple[np.ndarray, float]]:
     """For each graph of ``batch``: the best of the K decoded chains, and its objective, from the
     chains' marginals (K, N) and sampled states (K, N) (:func:`~cosolve.diffusion.decode.decode`)."""
-    if states is None:
-        return [best_of(p, decode(p, m)) for p, m in zip(batch.problems, batch.split(marginals), strict=True)]
-    parts = zip(batch.problems, batch.split(marginals), batch.split(states), strict=True)
+    per_graph = [None] * len(batch.problems) if states is None else batch.split(states)
+    parts = zip(batch.problems, batch.split(marginals), per_graph, strict=True)
     return [best_of(p, decode(p, m, x)) for p, m, x in parts]
 
 

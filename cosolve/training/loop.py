@@ -133,17 +133,12 @@ class _Run:
         self.best_seconds = 0.0
         self.best_state = {k: v.clone() for k, v in policy.state_dict().items()}
         self.history: list[dict[str, float]] = []
-        self.earlier_devices: dict[str, float] = {}  # seconds trained on each device before this process
+        self.device_spans: list[tuple[str, float]] = []  # (device, seconds) trained before this process, in order
 
     def devices(self, seconds: float, device: str) -> str:
         """Where the first ``seconds`` of training ran: "cpu", or for a run resumed elsewhere
         "cuda (NVIDIA H200) 430 s, then cpu 1981 s"."""
-        spans = [(name, s) for name, s in self.earlier_devices.items() if s > 0]
-        if seconds > self.offset:
-            if spans and spans[-1][0] == device:
-                spans[-1] = (device, spans[-1][1] + seconds - self.offset)
-            else:
-                spans.append((device, seconds - self.offset))
+        spans = _extended(self.device_spans, device, seconds - self.offset)
         if len(spans) <= 1:
             return spans[0][0] if spans else device
         return ", then ".join(f"{name} {s:.0f} s" for name, s in spans)
@@ -155,7 +150,7 @@ class _Run:
             "best": None if self.best is None else asdict(self.best), "best_iteration": self.best_iteration,
             "best_seconds": self.best_seconds,
             "best_state": self.best_state, "history": self.history,
-            "earlier_devices": self.earlier_devices, "device": _device_name(task.device),
+            "device_spans": [list(span) for span in self.device_spans], "device": _device_name(task.device),
             "policy": policy.state_dict(), "optimizer": optimizer.state_dict(),
         }  # fmt: skip
 
@@ -177,12 +172,19 @@ class _Run:
         self.best = None if saved["best"] is None else Validation(**saved["best"])
         self.best_iteration, self.best_seconds = saved["best_iteration"], saved["best_seconds"]
         self.best_state, self.history = saved["best_state"], saved["history"]
-        # a state saved before devices were recorded: its config's device, by name only
-        self.earlier_devices = dict(saved.get("earlier_devices", {}))
-        where_before = saved.get("device", saved["config"].get("device", "cpu"))
-        self.earlier_devices[where_before] = (
-            self.earlier_devices.get(where_before, 0.0) + self.offset - sum(self.earlier_devices.values())
-        )
+        spans = [(str(name), float(seconds)) for name, seconds in saved.get("device_spans", [])]
+        where = saved.get("device", saved["config"].get("device", "cpu"))  # before spans: the config's, by name
+        self.device_spans = _extended(spans, where, self.offset - sum(seconds for _, seconds in spans))
+
+
+def _extended(spans: list[tuple[str, float]], device: str, seconds: float) -> list[tuple[str, float]]:
+    """``spans`` (device, seconds) with ``seconds`` more on ``device`` (merged into the last span
+    when it is the same device; nothing added when ``seconds`` is not positive)."""
+    if seconds <= 0:
+        return list(spans)
+    if spans and spans[-1][0] == device:
+        return [*spans[:-1], (device, spans[-1][1] + seconds)]
+    return [*spans, (device, seconds)]
 
 
 def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, world: int) -> dict[str, Any]:

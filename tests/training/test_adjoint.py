@@ -206,13 +206,13 @@ def test_a_run_may_resume_on_another_device_and_its_card_says_where_it_trained(t
     card = (tmp_path / "README.md").read_text()
     assert "| device | cpu" in card and "thread(s) on cpu," in card
     state = torch.load(tmp_path / "training.pt", weights_only=False)  # as if the first part ran on a GPU
-    state["device"], state["earlier_devices"] = "cuda (Test GPU)", {}
+    state["device"], state["device_spans"] = "cuda (Test GPU)", []
     torch.save(state, tmp_path / "training.pt")
     again = CAMConfig(**{**vars(config), "iterations": 5})
     train(CAMTask(again), data, FitContext(300, out=tmp_path, resume=True))
     saved = torch.load(tmp_path / "training.pt", weights_only=False)
-    assert saved["device"] == "cpu" and set(saved["earlier_devices"]) == {"cuda (Test GPU)"}
-    assert saved["earlier_devices"]["cuda (Test GPU)"] == pytest.approx(state["elapsed"])
+    ((name, seconds),) = saved["device_spans"]
+    assert saved["device"] == "cpu" and name == "cuda (Test GPU)" and seconds == pytest.approx(state["elapsed"])
 
 
 def test_the_card_names_each_device_a_resumed_run_trained_on():
@@ -222,8 +222,10 @@ def test_the_card_names_each_device_a_resumed_run_trained_on():
 
     run = _Run(nn.Linear(1, 1))
     assert run.devices(5.0, "cpu") == "cpu"
-    run.offset, run.earlier_devices = 430.0, {"cuda (NVIDIA H200)": 430.0}
+    run.offset, run.device_spans = 430.0, [("cuda (NVIDIA H200)", 430.0)]
     assert run.devices(2411.9, "cpu") == "cuda (NVIDIA H200) 430 s, then cpu 1982 s"
     assert run.devices(400.0, "cpu") == "cuda (NVIDIA H200)"  # the best model came before the resume
-    run.earlier_devices = {"cpu": 430.0}
+    run.device_spans = [("cpu", 430.0)]
     assert run.devices(1000.0, "cpu") == "cpu"  # resumed where it ran
+    run.offset, run.device_spans = 600.0, [("cpu", 100.0), ("cuda (NVIDIA H200)", 500.0)]
+    assert run.devices(700.0, "cpu") == "cpu 100 s, then cuda (NVIDIA H200) 500 s, then cpu 100 s"  # in order
