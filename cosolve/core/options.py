@@ -52,7 +52,8 @@ def _convert(method: str, key: str, option: Option, value: Any) -> Any:
             else:
                 value = option.type(value)
         except ValueError:
-            raise UsageError(f"{where}: expected {option.type.__name__}") from None
+            spelled = " (true or false)" if option.type is bool else ""
+            raise UsageError(f"{where}: expected {option.type.__name__}{spelled}") from None
     elif option.type is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     elif not isinstance(value, option.type) or (option.type is int and isinstance(value, bool)):
