@@ -1,7 +1,8 @@
 """CFT's refinement ingredient by ingredient (issue 26, item 1): the three-phase on a core priced
 over the whole residual instance (as CFT does, and as cosolve now does) against a core fixed once
-at the whole instance's multipliers (what cosolve did before), and the consensus fixing of a pool
-of covers, on set cover files.
+at the whole instance's multipliers (what cosolve did before), the consensus fixing of a pool
+of covers, the fixing fraction set back after a cheaper cover (CFT's and pycft's rule) and each
+three-phase restarted from CFT's initial multipliers (as pycft does), on set cover files.
 
     python bench/cft_ingredients.py bench/results/setcover-peers/instances/*/*.txt [--budget 8] [--seed 0]
         [--variants priced,consensus] [--cycles 1] [--whole-only]
@@ -31,6 +32,8 @@ VARIANTS = {
     "priced": ("priced", {}),
     "fixed": ("fixed core (10/row)", {"core_per_row": 10}),
     "consensus": ("priced + consensus of 8 covers", {"consensus": 8}),
+    "pi-reset": ("priced + pi back to 0.3 after a cheaper cover", {"pi_reset": True}),
+    "fresh": ("priced + each three-phase from CFT's initial multipliers", {"fresh_multipliers": True}),
 }
 
 

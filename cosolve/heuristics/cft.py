@@ -216,6 +216,7 @@ def three_phase(
     perturbation: float = 0.1,
     subgradient_iterations: int = 300,
     heuristic_iterations: int = 100,
+    fresh_multipliers: bool = False,
     on_cover: Callable[[np.ndarray, float], None] | None = None,
 ) -> tuple[np.ndarray | None, float]:
     """Three-phase on the instance ``whole`` (all m rows of a set cover, some or all of its columns)
@@ -223,7 +224,10 @@ def three_phase(
 
     ``u`` (m,) are the starting multipliers (only the rows left uncovered are used), ``best`` the
     cost to beat. Returns the cheapest cover found (k,) int8 costing less than ``best``, or
-    ``(None, best)``. ``on_cover(x, cost)`` sees every cover the phases complete, cheaper or not."""
+    ``(None, best)``. ``on_cover(x, cost)`` sees every cover the phases complete, cheaper or not.
+    ``fresh_multipliers``: the first subgradient phase starts from CFT's initial multipliers of the
+    residual (``min_j c_j / |I_j|`` per row) with the initial step, ignoring ``u`` (as pycft
+    restarts each three-phase), instead of warm-starting at ``u``."""
     whole = Residual(whole.costs, whole.csr, whole.csc, whole.rows, np.arange(whole.cols.size, dtype=np.int64))
     fixed = fixed.copy()
     u = u.copy()
@@ -242,6 +246,7 @@ def three_phase(
             found, best = x, cost
 
     res = whole.without(np.flatnonzero(fixed))
+    stats_fixings_start = stats.fixings
     while not stop():
         fixed_cost = float(whole.costs[fixed].sum())
         if res.m == 0:
@@ -249,9 +254,10 @@ def three_phase(
             break
         if np.any(np.diff(res.csr.indptr) == 0):
             break  # a row no free column covers: nothing feasible below this fixing
+        cold = fresh_multipliers and stats_fixings_start == stats.fixings
         lag = lagrangian_bound(
             res.costs, res.csr, res.csc, upper=max(best - fixed_cost, 1e-9), iterations=subgradient_iterations,
-            multipliers=u[res.rows], step=0.1, stop=stop, core_min_columns=0,
+            multipliers=None if cold else u[res.rows], step=1.0 if cold else 0.1, stop=stop, core_min_columns=0,
         )  # fmt: skip
         stats.fixings += 1
         if _cannot_improve(fixed_cost + lag.bound, best, integral):
@@ -290,6 +296,10 @@ def refine(
     stats: RefineStats | None = None,
     core_per_row: int | None = None,
     consensus: int = 0,
+    pi_reset: bool = False,
+    fresh_multipliers: bool = False,
+    subgradient_iterations: int = 300,
+    heuristic_iterations: int = 100,
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
@@ -310,7 +320,11 @@ def refine(
     ``consensus`` > 0 keeps a pool of that many of the cheapest distinct covers the phases complete
     (:class:`CoverPool`), and every other round, once it holds two, fixes the columns common to
     all of them instead of the best cover's columns of least score: the three-phase then re-solves
-    where good covers disagree (the consensus fixing of pool-based CFT variants)."""
+    where good covers disagree (the consensus fixing of pool-based CFT variants).
+
+    ``pi_reset``: a round that finds a cheaper cover sets ``pi`` back to ``pi_start`` (CFT's rule, as
+    in pycft) instead of letting it grow on; ``fresh_multipliers``, ``subgradient_iterations`` and
+    ``heuristic_iterations`` go to every :func:`three_phase`."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
@@ -355,7 +369,8 @@ def refine(
         u = lag.multipliers * (1.0 + rng.uniform(-perturbation, perturbation, whole.m))
         found, cost = three_phase(
             whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation,
-            on_cover=None if pool is None else pool.offer,
+            subgradient_iterations=subgradient_iterations, heuristic_iterations=heuristic_iterations,
+            fresh_multipliers=fresh_multipliers, on_cover=None if pool is None else pool.offer,
         )  # fmt: skip
         stats.rounds += 1
         stall += 1
@@ -366,7 +381,7 @@ def refine(
             if on_improve is not None:
                 on_improve(_expand(best_x, whole.cols, costs.size), best)
         if agreed is None:
-            pi = pi_start if pi == 0.0 else pi * pi_growth
+            pi = pi_start if pi == 0.0 or (pi_reset and found is not None) else pi * pi_growth
             if pi >= 1.0:
                 pi = pi_start
     return _expand(best_x, whole.cols, costs.size)

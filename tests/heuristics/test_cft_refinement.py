@@ -49,9 +49,12 @@ def test_greedy_records_the_columns_it_takes_in_order(seed):
         covered[rows] = True
 
 
-@pytest.mark.parametrize("consensus", [0, 4])
+VARIANTS = [{}, {"consensus": 4}, {"pi_reset": True, "fresh_multipliers": True}]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=["plain", "consensus", "pi-reset-fresh"])
 @pytest.mark.parametrize("seed", range(10))
-def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(seed, consensus):
+def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(seed, variant):
     rng = np.random.default_rng(seed)
     p = random_cover(rng, int(rng.integers(6, 14)), int(rng.integers(10, 16)), rng.uniform(0.15, 0.4))
     x, lag = start(p)
@@ -59,8 +62,7 @@ def test_refine_returns_a_cover_no_worse_than_its_start_and_finds_tiny_optima(se
     stats = RefineStats()
     best = refine(
         p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(seed),
-        on_improve=lambda y, cost: seen.append((is_cover(p, y), cost, float(p.costs @ y))), stats=stats,
-        consensus=consensus,
+        on_improve=lambda y, cost: seen.append((is_cover(p, y), cost, float(p.costs @ y))), stats=stats, **variant,
     )  # fmt: skip
     assert is_cover(p, best)
     assert p.costs @ best <= p.costs @ x
@@ -165,3 +167,25 @@ def test_consensus_rounds_fix_the_columns_shared_by_every_pooled_cover(monkeypat
     for fixed, pooled in consensus_rounds:
         np.testing.assert_array_equal(fixed, np.logical_and.reduce([y == 1 for y in pooled]))
         assert 0 < fixed.sum() < min(int(y.sum()) for y in pooled)
+
+
+@pytest.mark.parametrize("pi_reset", [False, True])
+def test_a_round_that_improves_sets_the_fixing_fraction_back_only_with_pi_reset(monkeypatch, pi_reset):
+    p = read(ORLIB / "scpa2.txt")  # the greedy's 270 is improved over several rounds (optimum 252)
+    x, lag = start(p)
+    rounds = []
+    real = cft.three_phase
+
+    def spy(whole, fixed, u, **kwargs):
+        found, cost = real(whole, fixed, u, **kwargs)
+        covered = np.asarray(whole.csr @ fixed.astype(np.int64)) > 0
+        rounds.append((covered.mean(), found is not None))
+        return found, cost
+
+    monkeypatch.setattr(cft, "three_phase", spy)
+    refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=12, pi_reset=pi_reset)
+    widest = max(np.diff(p.csc.indptr)) / p.n_rows  # one column's share of the rows
+    after_improving = [rounds[k + 1][0] for k in range(1, len(rounds) - 1) if rounds[k][1] and rounds[k][0] > 0.31]
+    assert after_improving  # an improving round past the first two, with pi above its start
+    for share in after_improving:
+        assert (0.3 <= share < 0.3 + widest) == pi_reset

@@ -60,6 +60,10 @@ class LNSSettings:
     cheaper cover (down to 1/8 of ``refine_balance``) and doubles when one did (up to 4 times it),
     so the budget goes to whichever of the two has been improving (off by default: measured worse on
     rail at 60 s, equal elsewhere, bench/results/setcover-glns-adapt);
+    ``repair_probation``: the share of the budget left when the loop starts that the repairs may
+    take without finding a cheaper cover; past it (and until one does), each repair is followed by a
+    refinement that runs for at least :data:`PROBATION_RATIO` times that repair's seconds, so the
+    refinement gets most of the budget on instances where no sub-MIP improves (0: no probation);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -76,6 +80,7 @@ class LNSSettings:
     refine_patience: int = 30
     refine_balance: float = 1.0
     refine_adapt: bool = False
+    repair_probation: float = 0.25
     refine_pool: int = 0
     sub_solver: str = "scip"
 
@@ -87,8 +92,9 @@ class LNSStats:
     ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
     the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound,
     ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs),
-    ``refine_balance`` (the balance when the search ended) and the refinement's own counters
-    (``refine_*`` in :meth:`as_dict`)."""
+    ``refine_balance`` (the balance when the search ended), ``probation_failed_at`` (seconds into the
+    solve when the repairs' probation ended without a cheaper cover; nan if it did not) and the
+    refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
@@ -102,6 +108,7 @@ class LNSStats:
     refined_objective: float = math.nan
     refine_restarts: int = 0
     refine_balance: float = math.nan
+    probation_failed_at: float = math.nan
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -131,6 +138,9 @@ class SearchState:
     cand_idx: np.ndarray
     budget: int = 0
 
+
+#: After a failed probation, a refinement runs at least this many times the last repair's seconds.
+PROBATION_RATIO = 8.0
 
 #: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
 Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
@@ -178,12 +188,15 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
 
     refine_seconds = 0.0  # how long the last refinement took
 
-    def refined(x: np.ndarray, cycles: int) -> np.ndarray:
-        """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left): a
+    def refined(x: np.ndarray, cycles: int, at_least: float = 0.0) -> np.ndarray:
+        """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left; with
+        ``at_least`` > 0, for that many seconds whether or not its cycles still improve): a
         cheaper cover, or ``x`` itself."""
         nonlocal refine_seconds
         started = deadline.elapsed()
         limit = started + settings.refine_share * min(deadline.remaining(), 1e9)
+        if at_least > 0:
+            limit, cycles = min(limit, started + at_least), 1 << 30
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             stop=lambda: stop() or deadline.elapsed() > limit,
@@ -242,6 +255,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     repairs_paid = False  # whether a repair found a cheaper cover since the last refinement
     stalled = 0  # repairs in a row without a cheaper cover
     stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
+    probation = settings.repair_probation * min(budget, 1e9)  # repair seconds allowed without a cheaper cover
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
@@ -284,7 +298,17 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             stalled_since = deadline.elapsed()
         waited = deadline.elapsed() - stalled_since
         balanced = balance > 0 and stalled > 0 and waited >= balance * refine_seconds
-        if settings.refine_share > 0 and (0 < settings.refine_patience <= stalled or balanced) and not stop():
+        on_probation = probation <= 0 or stats.improved > 0 or stats.repair_time < probation
+        if not on_probation and math.isnan(stats.probation_failed_at):
+            stats.probation_failed_at = deadline.elapsed()
+        if settings.refine_share > 0 and not on_probation and stalled > 0 and not stop():
+            stalled = 0
+            stats.refine_restarts += 1
+            y = refined(state.x, 1, at_least=PROBATION_RATIO * (t2 - t1))
+            stalled_since = deadline.elapsed()
+            if y is not state.x and adopt(y):
+                return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+        elif settings.refine_share > 0 and (0 < settings.refine_patience <= stalled or balanced) and not stop():
             if settings.refine_adapt:
                 balance = adapted_balance(balance, settings.refine_balance, repairs_paid)
                 stats.refine_balance = balance

@@ -46,6 +46,14 @@ LNS_OPTIONS: dict[str, Option] = {
         "refine_balance halves after repairs that found nothing (to 1/8 of it) and doubles after one that "
         "found a cheaper cover (to 4 times); false: fixed",
     ),
+    "repair_probation": Option(
+        float,
+        0.25,
+        "share of the budget the repairs may take without a cheaper cover; past it each repair is followed by a "
+        "refinement 8 times as long (0: off)",
+        minimum=0,
+        maximum=1,
+    ),
     "refine_pool": Option(
         int,
         0,
