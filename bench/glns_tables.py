@@ -1,51 +1,63 @@
 """Tables for the GLNS issue from a results folder of bench/glns.toml (or a slice of it).
 
-    python bench/glns_tables.py bench/results/glns
+    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--against cft] [--per-instance]
 
-Per instance set, budget and method: instances with a solution (n/N), how many reach the reference
-(the proven optimum for OR-Library; for generated instances, the best value any method found in
-the folder), the mean gap to the reference in percent ((objective - reference) / reference), the
-mean solve time, and for the LNS methods the repairs run and the share that improved
-(sum of improved / sum of iterations over the set). Only instances every listed method finished
-(done or killed) at that budget enter the means; a killed job or a missing solution counts as
-unsolved and is left out of the gap.
+Per instance set, budget and method, over the (instance, seed) pairs every listed method finished
+(done or killed) at that budget: pairs with a solution (n/N), how many reach the reference (the
+proven optimum for OR-Library; for generated instances, the best value any job of this folder or
+of the ``--references`` folders found), the mean gap to the reference in percent
+((objective - reference) / reference), the mean solve time, for the LNS methods the repairs run
+and the share that improved (sum of improved / sum of iterations over the set), and with
+``--against LABEL`` the pairs where the method ends above that label's job of the same instance and
+seed. A killed job or a missing solution counts as unsolved and is left out of the gap.
+``--per-instance`` adds each instance's objectives, seed by seed.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sqlite3
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 ORDER = ["glns", "glns-gradient", "lns-random", "greedy", "cft", "ortools-setcover", "scip", "cpsat"]
 
 
-def main(folder: str) -> None:
+def _jobs(folder: str) -> list[dict]:
     db = sqlite3.connect(Path(folder) / "results.sqlite")
     db.row_factory = sqlite3.Row
-    rows = [dict(r) for r in db.execute("SELECT * FROM jobs WHERE status IN ('done', 'killed')")]
+    return [dict(r) for r in db.execute("SELECT * FROM jobs WHERE status IN ('done', 'killed')")]
+
+
+def main(folder: str, references: list[str], against: str | None, per_instance: bool) -> None:
+    rows = _jobs(folder)
     best: dict[str, float] = {}
-    for r in rows:
+    for r in rows + [r for other in references for r in _jobs(other)]:
         if r["objective"] is not None:
-            key = r["instance"]
-            best[key] = min(best.get(key, float("inf")), r["objective"])
-    groups: dict[tuple[str, float], dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
+            best[r["instance"]] = min(best.get(r["instance"], float("inf")), r["objective"])
+    groups: dict[tuple[str, float], dict[str, dict[tuple[str, int], dict]]] = defaultdict(lambda: defaultdict(dict))
     for r in rows:
-        groups[(r["instance_set"], r["budget"])][r["label"]][r["instance"]] = r
+        groups[(r["instance_set"], r["budget"])][r["label"]][(r["instance"], r["seed"])] = r
     for (instance_set, budget), by_label in sorted(groups.items()):
         labels = [name for name in ORDER if name in by_label] + sorted(set(by_label) - set(ORDER))
         common = set.intersection(*(set(by_label[name]) for name in labels))
         if not common:
             continue
-        proven = all(by_label[labels[0]][i]["reference"] is not None for i in common)
-        ref_name = "optimum" if proven else "best found in the folder"
-        print(f"\n### {instance_set}, {budget:g} s ({len(common)} instances; reference: {ref_name})\n")
-        print("| method | solved | at reference | mean gap % | mean time s | LNS repairs | improved share |")
-        print("|---|---|---|---|---|---|---|")
+        proven = all(by_label[labels[0]][k]["reference"] is not None for k in common)
+        where = " here or in the reference folders" if references else " here"
+        ref_name = "optimum" if proven else "best known: the best any job found" + where
+        instances = sorted({k[0] for k in common})
+        seeds = sorted({k[1] for k in common})
+        print(f"\n### {instance_set}, {budget:g} s ({len(instances)} instances x {len(seeds)} seed(s); reference: {ref_name})\n")
+        head = "| method | solved | at reference | mean gap % | mean time s | LNS repairs | improved share |"
+        rule = "|---|---|---|---|---|---|---|"
+        if against and against in by_label:
+            head, rule = head + f" above {against} |", rule + "---|"
+        print(head)
+        print(rule)
         for name in labels:
-            jobs = [by_label[name][i] for i in sorted(common)]
+            jobs = [by_label[name][k] for k in sorted(common)]
             solved = [j for j in jobs if j["objective"] is not None]
             refs = {j["instance"]: (j["reference"] if j["reference"] is not None else best[j["instance"]]) for j in jobs}
             gaps = [100 * (j["objective"] - refs[j["instance"]]) / refs[j["instance"]] for j in solved]
@@ -57,10 +69,26 @@ def main(folder: str) -> None:
             lns = f"{iterations} | {improved / iterations:.3f}" if iterations else "- | -"
             mean_gap = f"{sum(gaps) / len(gaps):.2f}" if gaps else "-"
             mean_time = f"{sum(times) / len(times):.2f}" if times else "-"
-            print(f"| {name} | {len(solved)}/{len(jobs)} | {hits} | {mean_gap} | {mean_time} | {lns} |")
+            line = f"| {name} | {len(solved)}/{len(jobs)} | {hits} | {mean_gap} | {mean_time} | {lns} |"
+            if against and against in by_label:
+                mine = {k: by_label[name][k]["objective"] for k in common}
+                theirs = {k: by_label[against][k]["objective"] for k in common}
+                above = sum(1 for k in common if mine[k] is None or (theirs[k] is not None and mine[k] > theirs[k] + 1e-9))
+                line += f" {above} of {len(common)} |"
+            print(line)
+        if per_instance:
+            print("\n| instance | best known | " + " | ".join(labels) + " |")
+            print("|---|---:|" + "---|" * len(labels))
+            for inst in instances:
+                cells = [" / ".join(f"{by_label[name][(inst, s)]['objective']:g}" for s in seeds) for name in labels]
+                print(f"| {inst} | {refs.get(inst, best[inst]):g} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: python bench/glns_tables.py RESULTS_FOLDER")
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder")
+    parser.add_argument("--references", nargs="*", default=[], help="other results folders whose best values count as best known")
+    parser.add_argument("--against", help="a label to count, per method, the (instance, seed) pairs that end above it")
+    parser.add_argument("--per-instance", action="store_true", help="each instance's objectives, seed by seed")
+    args = parser.parse_args()
+    main(args.folder, args.references, args.against, args.per_instance)

@@ -16,7 +16,10 @@
    in a row find nothing, or once repairs without a cheaper cover have taken ``refine_balance``
    times the last refinement's seconds, one more refinement (a cycle without a cheaper cover ends
    it) runs from the incumbent: on instances where the sub-MIPs stop improving, the budget goes
-   back to CFT.
+   back to CFT. With ``repair_probation`` > 0, once the repairs have taken that share of the loop's
+   budget without ever finding a cheaper cover (on OR-Library-like and scattered rail-like
+   instances none ever does), each repair is followed by a refinement :data:`PROBATION_RATIO` times
+   as long.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -60,10 +63,14 @@ class LNSSettings:
     cheaper cover (down to 1/8 of ``refine_balance``) and doubles when one did (up to 4 times it),
     so the budget goes to whichever of the two has been improving (off by default: measured worse on
     rail at 60 s, equal elsewhere, bench/results/setcover-glns-adapt);
+    ``refine_fresh``: every three-phase of the refinement starts its first subgradient phase from
+    CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
+    (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
     take without finding a cheaper cover; past it (and until one does), each repair is followed by a
     refinement that runs for at least :data:`PROBATION_RATIO` times that repair's seconds, so the
-    refinement gets most of the budget on instances where no sub-MIP improves (0: no probation);
+    refinement gets most of the budget on instances where no sub-MIP improves (0, the default: no
+    probation; 0.25 measured level with it on every generated suite, bench/results/setcover-glns-probation);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -80,7 +87,8 @@ class LNSSettings:
     refine_patience: int = 30
     refine_balance: float = 1.0
     refine_adapt: bool = False
-    repair_probation: float = 0.25
+    refine_fresh: bool = False
+    repair_probation: float = 0.0
     refine_pool: int = 0
     sub_solver: str = "scip"
 
@@ -199,7 +207,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             limit, cycles = min(limit, started + at_least), 1 << 30
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
-            stop=lambda: stop() or deadline.elapsed() > limit,
+            fresh_multipliers=settings.refine_fresh, stop=lambda: stop() or deadline.elapsed() > limit,
             on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started

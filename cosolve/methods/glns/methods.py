@@ -46,11 +46,17 @@ LNS_OPTIONS: dict[str, Option] = {
         "refine_balance halves after repairs that found nothing (to 1/8 of it) and doubles after one that "
         "found a cheaper cover (to 4 times); false: fixed",
     ),
+    "refine_fresh": Option(
+        bool,
+        False,
+        "each three-phase of the refinement starts from CFT's initial multipliers of its residual instead of the "
+        "whole instance's best ones, perturbed",
+    ),
     "repair_probation": Option(
         float,
-        0.25,
+        0.0,
         "share of the budget the repairs may take without a cheaper cover; past it each repair is followed by a "
-        "refinement 8 times as long (0: off)",
+        "refinement 8 times as long (0: off; 0.25 measured level with off)",
         minimum=0,
         maximum=1,
     ),

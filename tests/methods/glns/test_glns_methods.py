@@ -101,7 +101,7 @@ def test_stalled_repairs_hand_the_budget_back_to_the_refinement():
     assert r.stats["refine_restarts"] >= 1 and r.stats["iterations"] >= r.stats["refine_restarts"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
     assert r.objective <= r.stats["refined_objective"]
-    never = Solver("lns-random", time_limit=1, refine_patience=0, refine_balance=0, repair_probation=0, seed=0).solve(p)
+    never = Solver("lns-random", time_limit=1, refine_patience=0, refine_balance=0, seed=0).solve(p)
     assert never.stats["refine_restarts"] == 0
 
 
@@ -115,7 +115,7 @@ def test_repairs_that_never_improve_lose_the_budget_to_the_refinement_after_thei
     assert r.stats["improved"] == 0 and 0 < r.stats["probation_failed_at"] <= 2.0
     assert r.stats["refine_restarts"] >= 1 and r.objective <= r.stats["refined_objective"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
-    off = Solver("lns-random", repair_probation=0, **quiet).solve(p)
+    off = Solver("lns-random", **quiet).solve(p)  # the default: no probation
     assert off.stats["refine_restarts"] == 0 and np.isnan(off.stats["probation_failed_at"])
 
 
