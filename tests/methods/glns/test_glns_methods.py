@@ -26,7 +26,9 @@ def tiny_cover(seed, m=9, n=12):
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("method,options", [("lns-random", {}), ("glns", GRADIENT), ("glns", {})])
+@pytest.mark.parametrize(
+    "method,options", [("lns-random", {}), ("lns-random", {"refine_fresh": True}), ("glns", GRADIENT), ("glns", {})]
+)
 def test_tiny_instances_are_solved_to_proven_optimality(seed, method, options):
     p = tiny_cover(seed)
     r = Solver(method, time_limit=20, **options).solve(p)
