@@ -18,8 +18,8 @@
    it) runs from the incumbent: on instances where the sub-MIPs stop improving, the budget goes
    back to CFT. With ``repair_probation`` > 0, once the repairs have taken that share of the loop's
    budget without ever finding a cheaper cover (on OR-Library-like and scattered rail-like
-   instances none ever does), each repair is followed by a refinement :data:`PROBATION_RATIO` times
-   as long.
+   instances none ever does), one refinement that keeps cycling its fixing fraction takes the rest
+   of the budget.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -67,10 +67,10 @@ class LNSSettings:
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
     (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
-    take without finding a cheaper cover; past it (and until one does), each repair is followed by a
-    refinement that runs for at least :data:`PROBATION_RATIO` times that repair's seconds, so the
-    refinement gets most of the budget on instances where no sub-MIP improves (0, the default: no
-    probation; 0.25 measured level with it on every generated suite, bench/results/setcover-glns-probation);
+    take without finding a cheaper cover; past it, one refinement that does not stop on stalled
+    cycles takes the rest of the budget (0, the default: no probation; an earlier form, a refinement
+    eight times as long after each repair, measured level with none,
+    bench/results/setcover-glns-probation; this one: bench/results/setcover-refine-continuing);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -147,9 +147,6 @@ class SearchState:
     budget: int = 0
 
 
-#: After a failed probation, a refinement runs at least this many times the last repair's seconds.
-PROBATION_RATIO = 8.0
-
 #: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
 Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
 
@@ -196,15 +193,15 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
 
     refine_seconds = 0.0  # how long the last refinement took
 
-    def refined(x: np.ndarray, cycles: int, at_least: float = 0.0) -> np.ndarray:
+    def refined(x: np.ndarray, cycles: int, rest: bool = False) -> np.ndarray:
         """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left; with
-        ``at_least`` > 0, for that many seconds whether or not its cycles still improve): a
-        cheaper cover, or ``x`` itself."""
+        ``rest``, until the deadline whether or not its cycles still improve): a cheaper cover, or
+        ``x`` itself."""
         nonlocal refine_seconds
         started = deadline.elapsed()
         limit = started + settings.refine_share * min(deadline.remaining(), 1e9)
-        if at_least > 0:
-            limit, cycles = min(limit, started + at_least), 1 << 30
+        if rest:
+            limit, cycles = math.inf, 1 << 30
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             fresh_multipliers=settings.refine_fresh, stop=lambda: stop() or deadline.elapsed() > limit,
@@ -312,7 +309,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         if settings.refine_share > 0 and not on_probation and stalled > 0 and not stop():
             stalled = 0
             stats.refine_restarts += 1
-            y = refined(state.x, 1, at_least=PROBATION_RATIO * (t2 - t1))
+            y = refined(state.x, 1, rest=True)
             stalled_since = deadline.elapsed()
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)

@@ -55,8 +55,8 @@ LNS_OPTIONS: dict[str, Option] = {
     "repair_probation": Option(
         float,
         0.0,
-        "share of the budget the repairs may take without a cheaper cover; past it each repair is followed by a "
-        "refinement 8 times as long (0: off; 0.25 measured level with off)",
+        "share of the budget the repairs may take without a cheaper cover; past it one refinement takes the rest "
+        "(0: off)",
         minimum=0,
         maximum=1,
     ),
