@@ -246,7 +246,7 @@ def three_phase(
             found, best = x, cost
 
     res = whole.without(np.flatnonzero(fixed))
-    stats_fixings_start = stats.fixings
+    cold = fresh_multipliers  # only the first subgradient phase starts cold
     while not stop():
         fixed_cost = float(whole.costs[fixed].sum())
         if res.m == 0:
@@ -254,12 +254,12 @@ def three_phase(
             break
         if np.any(np.diff(res.csr.indptr) == 0):
             break  # a row no free column covers: nothing feasible below this fixing
-        cold = fresh_multipliers and stats_fixings_start == stats.fixings
         lag = lagrangian_bound(
             res.costs, res.csr, res.csc, upper=max(best - fixed_cost, 1e-9), iterations=subgradient_iterations,
             multipliers=None if cold else u[res.rows], step=1.0 if cold else 0.1, stop=stop, core_min_columns=0,
         )  # fmt: skip
         stats.fixings += 1
+        cold = False
         if _cannot_improve(fixed_cost + lag.bound, best, integral):
             break
         h, _ = lagrangian_heuristic(
@@ -298,8 +298,6 @@ def refine(
     consensus: int = 0,
     pi_reset: bool = False,
     fresh_multipliers: bool = False,
-    subgradient_iterations: int = 300,
-    heuristic_iterations: int = 100,
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
@@ -323,8 +321,8 @@ def refine(
     where good covers disagree (the consensus fixing of pool-based CFT variants).
 
     ``pi_reset``: a round that finds a cheaper cover sets ``pi`` back to ``pi_start`` (CFT's rule, as
-    in pycft) instead of letting it grow on; ``fresh_multipliers``, ``subgradient_iterations`` and
-    ``heuristic_iterations`` go to every :func:`three_phase`."""
+    in pycft) instead of letting it grow on; ``fresh_multipliers`` goes to every
+    :func:`three_phase`."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
@@ -369,7 +367,6 @@ def refine(
         u = lag.multipliers * (1.0 + rng.uniform(-perturbation, perturbation, whole.m))
         found, cost = three_phase(
             whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation,
-            subgradient_iterations=subgradient_iterations, heuristic_iterations=heuristic_iterations,
             fresh_multipliers=fresh_multipliers, on_cover=None if pool is None else pool.offer,
         )  # fmt: skip
         stats.rounds += 1

@@ -303,23 +303,17 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
             stalled_since = deadline.elapsed()
         waited = deadline.elapsed() - stalled_since
         balanced = balance > 0 and stalled > 0 and waited >= balance * refine_seconds
-        on_probation = probation <= 0 or stats.improved > 0 or stats.repair_time < probation
-        if not on_probation and math.isnan(stats.probation_failed_at):
+        failed_probation = 0 < probation <= stats.repair_time and stats.improved == 0
+        if failed_probation and math.isnan(stats.probation_failed_at):
             stats.probation_failed_at = deadline.elapsed()
-        if settings.refine_share > 0 and not on_probation and stalled > 0 and not stop():
-            stalled = 0
-            stats.refine_restarts += 1
-            y = refined(state.x, 1, rest=True)
-            stalled_since = deadline.elapsed()
-            if y is not state.x and adopt(y):
-                return Outcome(Termination.COMPLETED, Status.OPTIMAL)
-        elif settings.refine_share > 0 and (0 < settings.refine_patience <= stalled or balanced) and not stop():
-            if settings.refine_adapt:
+        due = (failed_probation and stalled > 0) or 0 < settings.refine_patience <= stalled or balanced
+        if settings.refine_share > 0 and due and not stop():
+            if settings.refine_adapt and not failed_probation:
                 balance = adapted_balance(balance, settings.refine_balance, repairs_paid)
                 stats.refine_balance = balance
             stalled, repairs_paid = 0, False
             stats.refine_restarts += 1
-            y = refined(state.x, 1)
+            y = refined(state.x, 1, rest=failed_probation)
             stalled_since = deadline.elapsed()
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
