@@ -62,6 +62,12 @@ SEARCH = Option(
     "set) or arw (ARW iterated local search); maxcut and mds have one each",
     choices=("numvc", "arw"),
 )
+POLISH_GUIDE = Option(
+    bool,
+    False,
+    "maxcut: the tabu's perturbed restarts flip nodes in proportion to how often the sampler's chains "
+    "(of the round with the best decoding) disagree with the polish's start, instead of uniformly",
+)
 #: a warm-up solve compiles the polish without running it to the warm-up's deadline
 POLISH_WARM_UP = {"polish_iterations": 100}
 
@@ -106,13 +112,15 @@ def _run_rounds(
     requested = lambda: ctx.deadline.stop_requested  # noqa: E731
     stats = {"chains": chains, "steps_per_round": steps, "rounds": 0, "steps": 0}
     termination = Termination.COMPLETED
+    pool = None  # the chains' states of the round whose decoding is the best
     while True:
         out = sample(rule, batch, chains, steps, rng, stop=pacer.stop_rule(chains, requested), keep_best=keep_best)
         if out.steps or not stats["rounds"]:
             started = pacer.clock()
             ((solution, value),) = decode_best(batch, out.marginal, out.final)
             pacer.observe_decode(pacer.clock() - started, chains)
-            ctx.trace.offer(solution, value)
+            if ctx.trace.offer(solution, value):
+                pool = out.final
             stats["rounds"] += 1
             stats["steps"] += out.steps
         if out.steps < steps or ctx.deadline.stop_requested:
@@ -121,19 +129,23 @@ def _run_rounds(
         if rounds and stats["rounds"] >= rounds:
             break
     if share > 0 and not ctx.deadline.stop_requested:
-        return _polish(problem, ctx, ctx.trace.solution, stats, bounded=bool(rounds))
+        guide = pool if ctx.options["polish_guide"] else None
+        return _polish(problem, ctx, ctx.trace.solution, stats, bounded=bool(rounds), pool=guide)
     return Outcome(termination, stats=stats)
 
 
-def _polish(problem: Problem, ctx: SolveContext, start: Any, stats: dict[str, Any], *, bounded: bool = False) -> Outcome:
+def _polish(
+    problem: Problem, ctx: SolveContext, start: Any, stats: dict[str, Any], *, bounded: bool = False, pool: Any = None
+) -> Outcome:
     """Polish ``start`` with the problem's local search until the deadline or ``polish_iterations``
     (without either, or when the sampling was ``bounded`` by a number of rounds:
-    ``ITERATIONS_PER_NODE * n`` iterations); each improvement goes to the trace."""
+    ``ITERATIONS_PER_NODE * n`` iterations); each improvement goes to the trace. ``pool`` (K, n):
+    the sampler's states, to guide the search (:func:`cosolve.diffusion.polish.local_search`)."""
     import math
 
     from cosolve.diffusion.polish import ITERATIONS_PER_NODE, local_search, polish
 
-    search = local_search(problem, start, ctx.seed, independent_set_search=ctx.options["search"])
+    search = local_search(problem, start, ctx.seed, independent_set_search=ctx.options["search"], pool=pool)
     ctx.trace.offer(search.best)
     cap = ctx.options["polish_iterations"] or (
         None if math.isfinite(ctx.deadline.remaining()) and not bounded else ITERATIONS_PER_NODE * problem.n
@@ -186,6 +198,7 @@ class RLSA(Method):
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
         "polish_iterations": POLISH_ITERATIONS,
+        "polish_guide": POLISH_GUIDE,
         "search": SEARCH,
     }
 
@@ -238,6 +251,7 @@ class CAM(AdjointMethod):
         "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
         "polish": POLISH,
         "polish_iterations": POLISH_ITERATIONS,
+        "polish_guide": POLISH_GUIDE,
         "search": SEARCH,
     }
     fit_options: ClassVar[dict[str, Option]] = {

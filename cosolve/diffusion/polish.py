@@ -32,10 +32,28 @@ def _complement(problem: GraphProblem) -> sp.csr_array:
     return weighted_adjacency(problem.n, pairs, np.ones(len(pairs)))
 
 
-def _cut(problem: GraphProblem, start: np.ndarray, seed: int) -> GraphLocalSearch:
+#: the weight of a node no chain disagrees on, in :func:`cut_disagreement`
+DISAGREEMENT_FLOOR = 0.05
+
+
+def cut_disagreement(start: np.ndarray, states: np.ndarray, floor: float = DISAGREEMENT_FLOOR) -> np.ndarray:
+    """Per node (n,), ``floor`` plus the share of the cuts ``states`` (K, n) 0/1 that put it on the
+    other side from the others than ``start`` (n,) 0/1 does: each state is first swapped side for
+    side (the same cut) if that makes it closer to ``start``."""
+    start = np.asarray(start, dtype=np.int8)
+    states = np.asarray(states, dtype=np.int8).reshape(-1, start.size)
+    differ = states != start
+    flip = differ.sum(axis=1) * 2 > start.size
+    differ[flip] = ~differ[flip]
+    return floor + differ.mean(axis=0)
+
+
+def _cut(problem: GraphProblem, start: np.ndarray, seed: int, _search: str, pool: np.ndarray | None) -> GraphLocalSearch:
     from cosolve.heuristics.graphs import weighted_adjacency
 
-    return CutTabuSearch(weighted_adjacency(problem.n, problem.edges, problem.weights), start, seed)
+    weights = None if pool is None or not len(pool) else cut_disagreement(start, pool)
+    adjacency = weighted_adjacency(problem.n, problem.edges, problem.weights)
+    return CutTabuSearch(adjacency, start, seed, restart_weights=weights)
 
 
 #: the searches for independent sets (on the complement graph, cliques), by name
@@ -48,21 +66,29 @@ INDEPENDENT_SET_SEARCHES: dict[str, Callable[[sp.csr_array, np.ndarray, int], Gr
 INDEPENDENT_SET_SEARCH = "numvc"
 
 
-LOCAL_SEARCHES: dict[str, Callable[[GraphProblem, np.ndarray, int, str], GraphLocalSearch]] = {
-    "mis": lambda p, start, seed, iss: INDEPENDENT_SET_SEARCHES[iss](p.adjacency, start, seed),
-    "maxclique": lambda p, start, seed, iss: INDEPENDENT_SET_SEARCHES[iss](_complement(p), start, seed),
-    "maxcut": lambda p, start, seed, iss: _cut(p, start, seed),
-    "mds": lambda p, start, seed, iss: DominatingSetSearch(p.adjacency, start, seed),
+#: the search of each problem: (problem, start, seed, independent set search, pool) -> search
+LOCAL_SEARCHES: dict[str, Callable[[GraphProblem, np.ndarray, int, str, np.ndarray | None], GraphLocalSearch]] = {
+    "mis": lambda p, start, seed, iss, pool: INDEPENDENT_SET_SEARCHES[iss](p.adjacency, start, seed),
+    "maxclique": lambda p, start, seed, iss, pool: INDEPENDENT_SET_SEARCHES[iss](_complement(p), start, seed),
+    "maxcut": _cut,
+    "mds": lambda p, start, seed, iss, pool: DominatingSetSearch(p.adjacency, start, seed),
 }
 
 
 def local_search(
-    problem: GraphProblem, start: np.ndarray, seed: int, *, independent_set_search: str = INDEPENDENT_SET_SEARCH
+    problem: GraphProblem,
+    start: np.ndarray,
+    seed: int,
+    *,
+    independent_set_search: str = INDEPENDENT_SET_SEARCH,
+    pool: np.ndarray | None = None,
 ) -> GraphLocalSearch:
     """The polishing search of ``problem`` from the feasible solution ``start`` (n,) 0/1;
     ``independent_set_search`` names the one for MIS and MaxClique (a key of
-    :data:`INDEPENDENT_SET_SEARCHES`)."""
-    return LOCAL_SEARCHES[problem.kind](problem, start, int(seed) % (2**32), independent_set_search)
+    :data:`INDEPENDENT_SET_SEARCHES`). ``pool`` (K, n) 0/1: states a sampler reached; the MaxCut
+    tabu's restarts then flip the nodes on which they disagree with ``start`` more often
+    (:func:`cut_disagreement`); the other searches ignore it."""
+    return LOCAL_SEARCHES[problem.kind](problem, start, int(seed) % (2**32), independent_set_search, pool)
 
 
 @dataclass

@@ -290,9 +290,13 @@ def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, 
 @njit(cache=True)
 def cut_tabu(
     indptr, indices, weights, x, gain, key, tie, free, free_pos, held, held_pos, until, queue, queue_at, best, fstate,
-    istate, tenures, patience, eps, iterations,
+    istate, tenures, patience, eps, guide, iterations,
 ):  # fmt: skip
     """``iterations`` tabu moves; returns True if the best cut grew.
+
+    After ``patience`` moves without a new best the search restarts from the best cut with n/100 to
+    n/20 random flips: of nodes drawn uniformly, or, when ``guide`` (n,) is not empty, in proportion
+    to weights whose cumulative sums it holds.
 
     Non-tabu nodes sit in the max-heap ``free``, tabu ones in the max-heap ``held`` (both keyed by
     gain, ties broken at random: ``key``), so the best move and the best aspiration move are both
@@ -360,7 +364,10 @@ def cut_tabu(
             lo = max(1, n // 100)
             hi = max(lo + 1, n // 20)
             for _f in range(np.random.randint(lo, hi + 1)):
-                u = np.random.randint(n)
+                if guide.size:
+                    u = min(n - 1, np.searchsorted(guide, np.random.random() * guide[-1], side="right"))
+                else:
+                    u = np.random.randint(n)
                 x[u] = 1 - x[u]
             cut = _cut_gains(indptr, indices, weights, x, gain)
             _jitter(gain, key, tie)
@@ -553,7 +560,8 @@ class CutTabuSearch(GraphLocalSearch):
     """1-flip tabu search on the symmetric weight matrix ``weighted`` (n x n). ``tenure`` (moves a
     flipped node stays tabu): one number, or (lo, hi) to draw it from at the start and at each
     restart; default (n / 20, n / 5), at least min(10, n / 2). ``patience``: moves without a new
-    best before a perturbed restart, default 20 n."""
+    best before a perturbed restart, default 20 n. ``restart_weights`` (n,) >= 0, not all zero:
+    a restart flips nodes drawn in proportion to them (default: uniformly)."""
 
     def __init__(
         self,
@@ -563,6 +571,7 @@ class CutTabuSearch(GraphLocalSearch):
         *,
         tenure: int | tuple[int, int] | None = None,
         patience: int | None = None,
+        restart_weights: np.ndarray | None = None,
     ) -> None:
         a = sp.csr_array(weighted)
         self.indptr, self.indices = index_arrays(a)
@@ -584,7 +593,10 @@ class CutTabuSearch(GraphLocalSearch):
         graph = (self.indptr, self.indices, self.weights, x, self.gain, np.zeros(n, np.float64), tie)
         cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate, self.tenures)
         self._arrays = (*graph, free, free_pos, held, held_pos, np.zeros(n, np.int64), queue, queue_at, self.best, fstate, istate)
-        self._parameters = (self.tenures, self.patience, eps)
+        guide = np.zeros(0) if restart_weights is None else np.cumsum(np.asarray(restart_weights, dtype=np.float64))
+        if guide.size and not (guide.size == n and np.all(np.diff(guide, prepend=0.0) >= 0) and guide[-1] > 0):
+            raise ValueError(f"restart_weights: {n} weights >= 0, not all zero, expected")
+        self._parameters = (self.tenures, self.patience, eps, guide)
 
     def run(self, iterations: int) -> bool:
         return bool(cut_tabu(*self._arrays, *self._parameters, int(iterations)))

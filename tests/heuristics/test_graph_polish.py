@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cosolve.diffusion.decode import decode
-from cosolve.diffusion.polish import local_search, polish
+from cosolve.diffusion.polish import cut_disagreement, local_search, polish
 from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
 from cosolve.heuristics.graphs import closed_neighborhoods, weighted_adjacency
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
@@ -143,10 +143,12 @@ def test_vertex_cover_search_refuses_a_start_that_is_not_independent():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_cut_gains_and_value_stay_exact(seed):
+@pytest.mark.parametrize("guided", [False, True])
+def test_cut_gains_and_value_stay_exact(seed, guided):
     problem = random_graph("maxcut", 200 + seed, n=50)
     weighted = weighted_adjacency(problem.n, problem.edges, problem.weights)
-    search = CutTabuSearch(weighted, start_of(problem, seed), seed, patience=30)  # restarts happen too
+    weights = np.random.default_rng(seed).random(problem.n) * (np.arange(problem.n) % 3 == 0) if guided else None
+    search = CutTabuSearch(weighted, start_of(problem, seed), seed, patience=30, restart_weights=weights)  # restarts too
     x = search._arrays[3]
     for _ in range(20):
         search.run(40)
@@ -203,3 +205,37 @@ def test_polish_keeps_to_its_time_budget_and_counts_iterations():
     assert stats.iterations >= 1
     capped = polish(local_search(problem, start_of(problem, 0), 0), lambda: float("inf"), lambda x: None, iterations=123)
     assert capped.iterations == 123
+
+
+def test_cut_disagreement_counts_each_state_on_its_closer_labelling():
+    start = np.array([0, 0, 1, 1, 0], np.int8)
+    states = np.array(
+        [
+            [0, 0, 1, 1, 1],  # differs on node 4
+            [1, 1, 0, 0, 0],  # the same cut as [0, 0, 1, 1, 1] swapped: differs on node 4
+            [0, 1, 1, 1, 0],  # differs on node 1
+            [0, 0, 1, 1, 0],  # the start itself
+        ],
+        np.int8,
+    )
+    np.testing.assert_allclose(cut_disagreement(start, states, floor=0.1), [0.1, 0.35, 0.1, 0.1, 0.6])
+
+
+def test_cut_tabu_refuses_restart_weights_that_cannot_be_drawn_from():
+    problem = random_graph("maxcut", 5, n=12)
+    weighted = weighted_adjacency(problem.n, problem.edges, problem.weights)
+    start = start_of(problem, 0)
+    for bad in (np.zeros(12), np.ones(11), -np.ones(12)):
+        with pytest.raises(ValueError, match="restart_weights"):
+            CutTabuSearch(weighted, start, 0, restart_weights=bad)
+
+
+def test_guided_maxcut_polish_reaches_the_brute_force_optimum_on_tiny_graphs():
+    for seed in range(5):
+        problem = random_graph("maxcut", 400 + seed, n=12)
+        best = max(problem.cut_value(np.array(x, np.int8)) for x in itertools.product((0, 1), repeat=problem.n))
+        start = start_of(problem, seed)
+        pool = np.random.default_rng(seed).integers(0, 2, (4, problem.n))
+        search = local_search(problem, start, seed, pool=pool)
+        search.run(2000)
+        assert problem.cut_value(search.best) == pytest.approx(best)
