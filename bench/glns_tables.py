@@ -10,7 +10,10 @@ of the ``--references`` folders found), the mean gap to the reference in percent
 and the share that improved (sum of improved / sum of iterations over the set), and with
 ``--against LABEL`` the pairs where the method ends above that label's job of the same instance and
 seed. A killed job or a missing solution counts as unsolved and is left out of the gap.
-``--per-instance`` adds each instance's objectives, seed by seed.
+``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` takes that
+label's jobs from the ``--references`` folders, for a method run there and not here, whose result
+does not depend on the seed (cft here: the same value for five seeds, setcover-glns-cft-seeds):
+its job of an (instance, budget) stands in for every seed run here.
 """
 
 from __future__ import annotations
@@ -30,10 +33,27 @@ def _jobs(folder: str) -> list[dict]:
     return [dict(r) for r in db.execute("SELECT * FROM jobs WHERE status IN ('done', 'killed')")]
 
 
-def main(folder: str, references: list[str], against: str | None, per_instance: bool) -> None:
+def _borrowed(rows: list[dict], others: list[dict], label: str) -> list[dict]:
+    """``label``'s jobs of ``others``, one per seed of ``rows`` at the same instance and budget."""
+    seeds = defaultdict(set)
+    for r in rows:
+        seeds[(r["instance"], r["budget"])].add(r["seed"])
+    taken = {}
+    for r in others:
+        if r["label"] == label and (r["instance"], r["budget"]) in seeds:
+            taken.setdefault((r["instance"], r["budget"]), r)
+    return [{**r, "seed": seed} for key, r in taken.items() for seed in sorted(seeds[key])]
+
+
+def main(folder: str, references: list[str], against: str | None, per_instance: bool, borrow: list[str] = ()) -> None:
     rows = _jobs(folder)
+    others = [r for other in references for r in _jobs(other)]
+    for label in borrow:
+        if any(r["label"] == label for r in rows):
+            raise SystemExit(f"--borrow {label}: {folder} has jobs of that label already")
+        rows += _borrowed(rows, others, label)
     best: dict[str, float] = {}
-    for r in rows + [r for other in references for r in _jobs(other)]:
+    for r in rows + others:
         if r["objective"] is not None:
             best[r["instance"]] = min(best.get(r["instance"], float("inf")), r["objective"])
     groups: dict[tuple[str, float], dict[str, dict[tuple[str, int], dict]]] = defaultdict(lambda: defaultdict(dict))
@@ -90,5 +110,6 @@ if __name__ == "__main__":
     parser.add_argument("--references", nargs="*", default=[], help="other results folders whose best values count as best known")
     parser.add_argument("--against", help="a label to count, per method, the (instance, seed) pairs that end above it")
     parser.add_argument("--per-instance", action="store_true", help="each instance's objectives, seed by seed")
+    parser.add_argument("--borrow", nargs="*", default=[], help="labels whose jobs come from the --references folders")
     args = parser.parse_args()
-    main(args.folder, args.references, args.against, args.per_instance)
+    main(args.folder, args.references, args.against, args.per_instance, args.borrow)

@@ -117,7 +117,7 @@ def test_repairs_that_never_improve_lose_the_budget_to_the_refinement_after_thei
     assert r.stats["improved"] == 0 and 0 < r.stats["probation_failed_at"] <= 2.0
     assert r.stats["refine_restarts"] >= 1 and r.objective <= r.stats["refined_objective"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
-    off = Solver("lns-random", **quiet).solve(p)  # the default: no probation
+    off = Solver("lns-random", repair_probation=0, **quiet).solve(p)  # no probation
     assert off.stats["refine_restarts"] == 0 and np.isnan(off.stats["probation_failed_at"])
 
 
