@@ -37,9 +37,9 @@ DISAGREEMENT_FLOOR = 0.05
 
 
 def cut_disagreement(start: np.ndarray, states: np.ndarray, floor: float = DISAGREEMENT_FLOOR) -> np.ndarray:
-    """Per node (n,), ``floor`` plus the share of the cuts ``states`` (K, n) 0/1 that put it on the
-    other side from the others than ``start`` (n,) 0/1 does: each state is first swapped side for
-    side (the same cut) if that makes it closer to ``start``."""
+    """Per node (n,), ``floor`` plus the share of the cuts ``states`` (K, n) 0/1 that label it
+    differently from ``start`` (n,) 0/1, each state first mirrored (every label swapped: the same
+    cut) if that brings it closer to ``start``."""
     start = np.asarray(start, dtype=np.int8)
     states = np.asarray(states, dtype=np.int8).reshape(-1, start.size)
     differ = states != start
