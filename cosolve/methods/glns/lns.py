@@ -45,13 +45,6 @@ from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidat
 from cosolve.methods.glns.repair import repair
 from cosolve.problems.setcover import SetCover
 
-#: seconds of repairs without a cheaper cover before the probation can fail, whatever its share: at
-#: 10 s, 0.1 of the budget changed nothing on the generated suites (1 pair better, 2 worse of 42)
-#: and cut OR-Library scpa1's repairs before the one that finds the optimum
-#: (bench/results/setcover-orlib-glns-probation); at 60 s a tenth of the loop's budget is at most 6 s,
-#: so the floor changes little there (bench/results/setcover-glns-probation-floor)
-PROBATION_FLOOR = 5.0
-
 
 @dataclass
 class LNSSettings:
@@ -74,12 +67,11 @@ class LNSSettings:
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
     (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
-    take without finding a cheaper cover, and at least :data:`PROBATION_FLOOR` seconds; past it, one
-    refinement that does not stop on stalled cycles takes the rest of the budget (0: no probation;
-    default 0.1: at 60 s better than none on 9 (instance, seed) pairs of rail, rail-scattered and
-    200k and worse on 1, bench/results/setcover-glns-probation-short; an earlier form, a refinement
-    eight times as long after each repair, measured level with none,
-    bench/results/setcover-glns-probation);
+    take without finding a cheaper cover; past it, one refinement that does not stop on stalled
+    cycles takes the rest of the budget (0: no probation; default 0.1: at 60 s, on the suites where
+    it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
+    and worse on 1, bench/results/setcover-glns-probation-short; an earlier form, a refinement eight times as long
+    after each repair, measured level with none, bench/results/setcover-glns-probation);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -269,7 +261,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     repairs_paid = False  # whether a repair found a cheaper cover since the last refinement
     stalled = 0  # repairs in a row without a cheaper cover
     stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
-    probation = max(settings.repair_probation * min(budget, 1e9), PROBATION_FLOOR) if settings.repair_probation > 0 else 0.0
+    probation = settings.repair_probation * min(budget, 1e9)  # repair seconds allowed without a cheaper cover
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
