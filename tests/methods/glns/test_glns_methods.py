@@ -103,7 +103,7 @@ def test_stalled_repairs_hand_the_budget_back_to_the_refinement():
     assert r.stats["refine_restarts"] >= 1 and r.stats["iterations"] >= r.stats["refine_restarts"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
     assert r.objective <= r.stats["refined_objective"]
-    never = Solver("lns-random", time_limit=1, refine_patience=0, refine_balance=0, seed=0).solve(p)
+    never = Solver("lns-random", time_limit=1, refine_patience=0, refine_balance=0, repair_probation=0, seed=0).solve(p)
     assert never.stats["refine_restarts"] == 0
 
 
@@ -140,9 +140,10 @@ def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_o
     from cosolve.generators.distributions import sample_setcover
 
     p = sample_setcover("balas-ho", 0)
-    fixed = Solver("lns-random", time_limit=2, refine_patience=0, seed=0).solve(p)  # the default: fixed
+    # without the repairs' probation, whose failure hands the rest to one refinement
+    fixed = Solver("lns-random", time_limit=2, refine_patience=0, repair_probation=0, seed=0).solve(p)  # fixed
     assert fixed.stats["refine_restarts"] >= 1 and fixed.stats["refine_balance"] == 1.0
-    adapted = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=True, seed=0).solve(p)
+    adapted = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=True, repair_probation=0, seed=0).solve(p)
     restarts, balance = adapted.stats["refine_restarts"], adapted.stats["refine_balance"]
     assert np.all(p.matrix @ adapted.solution >= 1)
     assert restarts >= 1 and 0.125 <= balance <= 4.0
