@@ -1,6 +1,6 @@
 """Tables for the GLNS issue from a results folder of bench/glns.toml (or a slice of it).
 
-    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--against cft] [--per-instance]
+    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--against cft] [--per-instance] [--borrow cft]
 
 Per instance set, budget and method, over the (instance, seed) pairs every listed method finished
 (done or killed) at that budget: pairs with a solution (n/N), how many reach the reference (the
@@ -45,7 +45,7 @@ def _borrowed(rows: list[dict], others: list[dict], label: str) -> list[dict]:
     return [{**r, "seed": seed} for key, r in taken.items() for seed in sorted(seeds[key])]
 
 
-def main(folder: str, references: list[str], against: str | None, per_instance: bool, borrow: list[str] = ()) -> None:
+def main(folder: str, references: list[str], against: str | None, per_instance: bool, borrow: list[str]) -> None:
     rows = _jobs(folder)
     others = [r for other in references for r in _jobs(other)]
     for label in borrow:

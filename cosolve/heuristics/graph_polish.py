@@ -593,10 +593,10 @@ class CutTabuSearch(GraphLocalSearch):
         graph = (self.indptr, self.indices, self.weights, x, self.gain, np.zeros(n, np.float64), tie)
         cut_tabu_start(*graph, free, free_pos, held, held_pos, self.best, fstate, istate, self.tenures)
         self._arrays = (*graph, free, free_pos, held, held_pos, np.zeros(n, np.int64), queue, queue_at, self.best, fstate, istate)
-        guide = np.zeros(0) if restart_weights is None else np.cumsum(np.asarray(restart_weights, dtype=np.float64))
-        if guide.size and not (guide.size == n and np.all(np.diff(guide, prepend=0.0) >= 0) and guide[-1] > 0):
+        w = np.zeros(0) if restart_weights is None else np.asarray(restart_weights, dtype=np.float64)
+        if restart_weights is not None and not (w.size == n and np.all(w >= 0) and w.sum() > 0):
             raise ValueError(f"restart_weights: {n} weights >= 0, not all zero, expected")
-        self._parameters = (self.tenures, self.patience, eps, guide)
+        self._parameters = (self.tenures, self.patience, eps, np.cumsum(w))
 
     def run(self, iterations: int) -> bool:
         return bool(cut_tabu(*self._arrays, *self._parameters, int(iterations)))

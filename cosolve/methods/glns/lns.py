@@ -70,8 +70,9 @@ class LNSSettings:
     take without finding a cheaper cover; past it, one refinement that does not stop on stalled
     cycles takes the rest of the budget (0: no probation; default 0.1: at 60 s, on the suites where
     it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
-    and worse on 1, bench/results/setcover-glns-probation-short; an earlier form, a refinement eight times as long
-    after each repair, measured level with none, bench/results/setcover-glns-probation);
+    and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
+    refinement eight times as long after each repair, measured level with none,
+    bench/results/setcover-glns-probation);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
