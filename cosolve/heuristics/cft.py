@@ -152,6 +152,20 @@ def residual_kernel(col_ptr, col_idx, taken, m):  # pragma: no cover - numba
     return keep_rows[:rows].copy(), keep_cols[:cols].copy(), r_ptr, r_idx, c_ptr[: cols + 1].copy(), c_idx[:q].copy()
 
 
+def usable_columns(
+    costs: np.ndarray, csr: sp.csr_array, lag: LagrangianBound, x: np.ndarray, per_row: int | None = None
+) -> np.ndarray:
+    """The columns (sorted, int64) a cover cheaper than ``x`` (n,) int8 may use (``L(u) + r_j <
+    cost(x)`` at ``lag``), plus those of ``x``; with ``per_row``, only the ``per_row`` columns of
+    least reduced cost per row among them (CFT's core at ``lag``'s multipliers), plus ``x``'s."""
+    usable = ~lag.fixable(float(costs @ x)) | (np.asarray(x) == 1)
+    if per_row is None:
+        return np.flatnonzero(usable).astype(np.int64)
+    row_ptr, row_idx = index_arrays(csr)
+    pool = core_kernel(np.where(usable, lag.reduced, np.inf), row_ptr, row_idx, per_row, 0.0)
+    return np.union1d(pool[usable[pool]], np.flatnonzero(x)).astype(np.int64)
+
+
 def _cannot_improve(lower: float, best: float, integral: bool) -> bool:
     """True when a lower bound ``lower`` leaves no cover strictly cheaper than ``best``."""
     if integral:
@@ -326,13 +340,7 @@ def refine(
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
-    usable = ~lag.fixable(float(costs @ x)) | (np.asarray(x) == 1)  # what a cheaper cover may use: L(u) + r_j < cost(x)
-    if core_per_row is not None:
-        row_ptr, row_idx = index_arrays(csr)
-        pool = core_kernel(np.where(usable, lag.reduced, np.inf), row_ptr, row_idx, core_per_row, 0.0)
-        keep = np.union1d(pool[usable[pool]], np.flatnonzero(x))
-    else:
-        keep = np.flatnonzero(usable)
+    keep = usable_columns(costs, csr, lag, x, core_per_row)
     if keep.size < costs.size:
         whole = whole.columns(keep.astype(np.int64))
     reduced = lag.reduced[whole.cols]

@@ -40,6 +40,7 @@ from cosolve.heuristics.cft import RefineStats, refine
 from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.setcover_rwls import rwls_on_core
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
@@ -84,14 +85,16 @@ class LNSSettings:
     lagrangian_iterations: int = 1000
     lagrangian_share: float = 0.25
     heuristic_iterations: int = 200
-    refine_share: float = 0.8
+    refine_share: float = 0.3
     refine_cycles: int = 1
     refine_patience: int = 30
-    refine_balance: float = 1.0
+    refine_balance: float = 0.25
     refine_adapt: bool = False
     refine_fresh: bool = False
     repair_probation: float = 0.1
     refine_pool: int = 0
+    local_search: str = "rwls"
+    rwls_core: int = 20
     sub_solver: str = "scip"
 
 
@@ -119,6 +122,7 @@ class LNSStats:
     refine_restarts: int = 0
     refine_balance: float = math.nan
     probation_failed_at: float = math.nan
+    rwls_time: float = 0.0
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -215,6 +219,32 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         y = swap_local_search(costs, csr, csc, y)
         ctx.trace.offer(y, float(costs @ y))
         return y
+
+    def rwls_searched(x: np.ndarray, rest: bool) -> np.ndarray:
+        """The cover ``x`` after the row-weighting local search on a core: until the deadline with
+        ``rest``, else for at most ``refine_share`` of the time left and until it has gone as long
+        without a cheaper cover as it took to find its last one (at least a second)."""
+        nonlocal refine_seconds
+        started = deadline.elapsed()
+        limit = math.inf if rest else started + settings.refine_share * min(deadline.remaining(), 1e9)
+        last = started
+
+        def improved(y: np.ndarray, cost: float) -> None:
+            nonlocal last
+            last = deadline.elapsed()
+            ctx.trace.offer(y, cost)
+
+        def done() -> bool:
+            now = deadline.elapsed()
+            return stop() or now > limit or (not rest and now - last > max(1.0, last - started))
+
+        y = rwls_on_core(
+            costs, csr, csc, lag, x, per_row=settings.rwls_core, stop=done, seed=int(rng.integers(2**31)),
+            on_improve=improved,
+        )  # fmt: skip
+        refine_seconds = deadline.elapsed() - started
+        stats.rwls_time += refine_seconds
+        return y if float(costs @ y) < float(costs @ x) - 1e-9 else x
 
     if settings.refine_share > 0:
         x = refined(x, settings.refine_cycles)
@@ -315,7 +345,10 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
                 stats.refine_balance = balance
             stalled, repairs_paid = 0, False
             stats.refine_restarts += 1
-            y = refined(state.x, 1, rest=failed_probation)
+            if settings.local_search == "rwls":
+                y = rwls_searched(state.x, rest=failed_probation)
+            else:
+                y = refined(state.x, 1, rest=failed_probation)
             stalled_since = deadline.elapsed()
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)

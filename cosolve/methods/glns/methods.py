@@ -25,7 +25,11 @@ LNS_OPTIONS: dict[str, Option] = {
     "lagrangian_iterations": Option(int, 1000, "subgradient steps for the bound and the reduced costs", minimum=0),
     "heuristic_iterations": Option(int, 200, "steps of the Lagrangian heuristic phase that gives the start", minimum=0),
     "refine_share": Option(
-        float, 0.8, "most of the remaining budget CFT's refinement (three-phase around the start) may take", minimum=0
+        float,
+        0.3,
+        "most of the remaining budget CFT's refinement (three-phase around the start), and each later search "
+        "between repairs, may take",
+        minimum=0,
     ),
     "refine_cycles": Option(
         int, 1, "whole cycles of the refinement's fixing fraction without a cheaper cover before the LNS loop starts", minimum=1
@@ -35,8 +39,8 @@ LNS_OPTIONS: dict[str, Option] = {
     ),
     "refine_balance": Option(
         float,
-        1.0,
-        "repairs without a cheaper cover may take this many times the last refinement's seconds before the next one "
+        0.25,
+        "repairs without a cheaper cover may take this many times the last search's seconds before the next one "
         "(0: only refine_patience counts)",
         minimum=0,
     ),
@@ -59,6 +63,14 @@ LNS_OPTIONS: dict[str, Option] = {
         minimum=0,
         maximum=1,
     ),
+    "local_search": Option(
+        str,
+        "rwls",
+        "the search the LNS loop runs between repairs and after a failed probation: rwls (row-weighting local "
+        "search on a core) or refine (CFT's refinement)",
+        choices=("rwls", "refine"),
+    ),
+    "rwls_core": Option(int, 20, "columns per row (least reduced cost) the row-weighting local search moves among", minimum=1),
     "refine_pool": Option(
         int,
         0,

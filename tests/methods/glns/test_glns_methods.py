@@ -117,6 +117,10 @@ def test_repairs_that_never_improve_lose_the_budget_to_the_refinement_after_thei
     assert r.stats["improved"] == 0 and 0 < r.stats["probation_failed_at"] <= 2.0
     assert r.stats["refine_restarts"] >= 1 and r.objective <= r.stats["refined_objective"]
     assert np.all(p.matrix @ r.solution >= 1) and r.objective == p.costs @ r.solution
+    assert r.stats["rwls_time"] > 0  # the rest went to the row-weighting local search (the default)
+    cft = Solver("lns-random", repair_probation=0.05, local_search="refine", **quiet).solve(p)
+    assert cft.stats["rwls_time"] == 0 and cft.stats["refine_restarts"] >= 1
+    assert cft.stats["refine_rounds"] > r.stats["refine_rounds"]  # the rest went to CFT's refinement
     off = Solver("lns-random", repair_probation=0, **quiet).solve(p)  # no probation
     assert off.stats["refine_restarts"] == 0 and np.isnan(off.stats["probation_failed_at"])
 
@@ -141,9 +145,11 @@ def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_o
 
     p = sample_setcover("balas-ho", 0)
     # without the repairs' probation, whose failure hands the rest to one refinement
-    fixed = Solver("lns-random", time_limit=2, refine_patience=0, repair_probation=0, seed=0).solve(p)  # fixed
+    fixed = Solver("lns-random", time_limit=2, refine_patience=0, refine_balance=1, repair_probation=0, seed=0).solve(p)
     assert fixed.stats["refine_restarts"] >= 1 and fixed.stats["refine_balance"] == 1.0
-    adapted = Solver("lns-random", time_limit=2, refine_patience=0, refine_adapt=True, repair_probation=0, seed=0).solve(p)
+    adapted = Solver(
+        "lns-random", time_limit=2, refine_patience=0, refine_balance=1, refine_adapt=True, repair_probation=0, seed=0
+    ).solve(p)
     restarts, balance = adapted.stats["refine_restarts"], adapted.stats["refine_balance"]
     assert np.all(p.matrix @ adapted.solution >= 1)
     assert restarts >= 1 and 0.125 <= balance <= 4.0
