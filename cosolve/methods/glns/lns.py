@@ -12,14 +12,14 @@
    trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
    under a time slice (:mod:`cosolve.methods.glns.repair`) -> an improvement is kept and polished
-   by the local search; the size adapts to how the repairs went. After ``refine_patience`` repairs
+   by the swap search; the size adapts to how the repairs went. After ``refine_patience`` repairs
    in a row find nothing, or once repairs without a cheaper cover have taken ``refine_balance``
-   times the last refinement's seconds, one more refinement (a cycle without a cheaper cover ends
-   it) runs from the incumbent: on instances where the sub-MIPs stop improving, the budget goes
-   back to CFT. With ``repair_probation`` > 0, once the repairs have taken that share of the loop's
-   budget without ever finding a cheaper cover (on OR-Library-like and scattered rail-like
-   instances none ever does), one refinement that keeps cycling its fixing fraction takes the rest
-   of the budget.
+   times the last local search's seconds, a local search runs from the incumbent: the row-weighting
+   local search on a core (:mod:`cosolve.heuristics.setcover_rwls`; ``local_search="refine"``: one
+   more CFT refinement, a cycle without a cheaper cover ending it). With ``repair_probation`` > 0,
+   once the repairs have taken that share of the loop's budget without ever finding a cheaper cover
+   (on OR-Library-like and scattered rail-like instances none ever does), one local search takes
+   the rest of the budget.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -53,14 +53,17 @@ class LNSSettings:
     5% of the time left when the loop starts, within 0.2..2 s, written back to the solve's options);
     ``per_row``: candidate columns per row; ``lagrangian_iterations`` and ``lagrangian_share`` (most
     of the budget the bound may take); ``heuristic_iterations`` of the Lagrangian heuristic;
-    ``refine_share``: most of the remaining budget CFT's refinement may take (0 skips it), and
+    ``refine_share``: most of the remaining budget CFT's first refinement may take (0 skips it), and
     ``refine_cycles``: the whole cycles of its fixing fraction without a cheaper cover that end it;
-    ``refine_patience``: repairs in a row without a cheaper cover after which the loop runs another
-    refinement (one stalled cycle) from the incumbent (0: never); ``refine_balance``: the repairs
-    since the last cheaper cover may take at most this many times the last refinement's seconds
-    before the next refinement runs, whichever of the two limits comes first (0: the count only;
-    where no repair improves, the budget then alternates between the two instead of going to
-    repairs); ``refine_adapt``: between two refinements, the balance halves when no repair found a
+    ``refine_patience``: repairs in a row without a cheaper cover after which the loop runs a local
+    search from the incumbent (0: never); ``refine_balance``: the repairs since the last cheaper
+    cover may take at most this many times the last local search's seconds before the next one
+    runs, whichever of the two limits comes first (0: the count only; where no repair improves, the
+    budget then alternates between the two instead of going to repairs); ``local_search``: "rwls"
+    (the row-weighting local search on the core of ``rwls_core`` columns per row; a run between
+    repairs takes at most ``refine_share`` of the time left and ends once it has gone as long
+    without a cheaper cover as it took to find its last one, at least 1 s) or "refine" (CFT's
+    refinement, one stalled cycle); ``refine_adapt``: between two refinements, the balance halves when no repair found a
     cheaper cover (down to 1/8 of ``refine_balance``) and doubles when one did (up to 4 times it),
     so the budget goes to whichever of the two has been improving (off by default: measured worse on
     rail at 60 s, equal elsewhere, bench/results/setcover-glns-adapt);
@@ -68,8 +71,9 @@ class LNSSettings:
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
     (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
-    take without finding a cheaper cover; past it, one refinement that does not stop on stalled
-    cycles takes the rest of the budget (0: no probation; default 0.1: at 60 s, on the suites where
+    take without finding a cheaper cover; past it, one local search (a refinement that does not
+    stop on stalled cycles) takes the rest of the budget (0: no probation; default 0.1, measured
+    with the refinement: at 60 s, on the suites where
     it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
     refinement eight times as long after each repair, measured level with none,
