@@ -92,6 +92,18 @@ def _drop_uncovered(i, uncovered, where):  # pragma: no cover - numba
 
 
 @njit(cache=True)
+def _drop_at(
+    t, selected, n_sel, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where
+):  # pragma: no cover
+    """Drop the column at position ``t`` of the ``n_sel`` listed in ``selected`` (the last one
+    takes its place); returns it."""
+    j = selected[t]
+    _flip(j, False, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where)
+    selected[t] = selected[n_sel - 1]
+    return j
+
+
+@njit(cache=True)
 def _best_to_drop(selected, n_selected, costs, score, stamp, tabu):  # pragma: no cover - numba
     """The position in ``selected`` of the column of highest score per cost (oldest on ties),
     skipping ``tabu``; -1 if none."""
@@ -133,12 +145,12 @@ def rwls_kernel(
                 best_x[:] = x
                 state[3] = 1
             t = _best_to_drop(selected, n_sel, costs, score, stamp, -1)
-            j = selected[t]
-            _flip(j, False, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where)
+            j = _drop_at(
+                t, selected, n_sel, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where
+            )
             stamp[j] = state[0]
             current -= costs[j]
             n_sel -= 1
-            selected[t] = selected[n_sel]
         i = uncovered[1 + np.random.randint(uncovered[0])]
         pick, pick_val, pick_stamp = -1, -np.inf, 0
         for q in range(row_ptr[i], row_ptr[i + 1]):
@@ -164,12 +176,12 @@ def rwls_kernel(
             t = _best_to_drop(selected, n_sel, costs, score, stamp, tabu)
             if t < 0:
                 break
-            j = selected[t]
-            _flip(j, False, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where)
+            j = _drop_at(
+                t, selected, n_sel, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where
+            )
             stamp[j] = state[0]
             current -= costs[j]
             n_sel -= 1
-            selected[t] = selected[n_sel]
         for u in range(1, uncovered[0] + 1):
             r = uncovered[u]
             weight[r] += 1.0
