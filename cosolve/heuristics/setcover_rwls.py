@@ -6,17 +6,21 @@ The search keeps a set ``S`` of columns that may leave rows uncovered, a weight 
 row and each column's *score*: for ``j`` not in ``S`` the weight of the uncovered rows it would
 cover, for ``j`` in ``S`` minus the weight of the rows only it covers. Each step:
 
-1. while ``S`` covers every row: it is the new best cover; drop the column of ``S`` of highest
-   score per cost (least weight lost per unit of cost saved);
-2. drop the column of ``S`` of highest score per cost, other than the column added last (tabu);
-3. pick an uncovered row at random and add, of the columns covering it whose configuration
+1. while ``S`` covers every row: if it is cheaper than the best cover, it is the new best; drop the
+   column of ``S`` of highest score per cost (least weight lost per unit of cost saved);
+2. pick an uncovered row at random and add, of the columns covering it whose configuration
    changed since they were last dropped (configuration checking: a neighbour, a column sharing a
    row, was added or dropped since), the one of highest score per cost; ties go to the column
    that changed state longest ago;
-4. add 1 to the weight of every uncovered row;
-5. (weighted costs) while ``cost(S)`` is not below the best cover's, drop the column of highest
-   score per cost, so that every cover ``S`` reaches is cheaper than the best (on unit costs
-   steps 2-3 keep ``|S|`` one below the best, as in RWLS).
+3. while ``cost(S)`` is not below the best cover's, drop the column of highest score per cost other
+   than the one just added (tabu), so that every cover ``S`` reaches is cheaper than the best;
+4. add 1 to the weight of every uncovered row.
+
+RWLS drops one column and then adds one (on unit costs ``|S|`` then stays one below the best);
+with weighted costs one drop may not bring the cost below the best, so here the add comes first
+and the drops continue until it does, which on unit costs is the same single drop. The weights
+grow after the drops: grown between the add and the drops they stay put whenever the added
+column covers every uncovered row, and the search cycles.
 
 The weights make rows that stay uncovered ever more attractive, which drives the search out of
 local minima without a tabu list of rows. Arrays follow :mod:`cosolve.heuristics.setcover`
@@ -119,6 +123,21 @@ def _best_to_drop(selected, n_selected, costs, score, stamp, tabu):  # pragma: n
 
 
 @njit(cache=True)
+def _best_to_add(i, row_ptr, row_idx, costs, score, stamp, can_add):  # pragma: no cover - numba
+    """The column covering row ``i`` of highest score per cost (oldest on ties), among those
+    ``can_add`` allows (all with None); -1 if none."""
+    best, best_val, best_stamp = -1, -np.inf, 0
+    for q in range(row_ptr[i], row_ptr[i + 1]):
+        k = row_idx[q]
+        if can_add is not None and not can_add[k]:
+            continue
+        v = score[k] / costs[k]
+        if v > best_val or (v == best_val and stamp[k] < best_stamp):
+            best, best_val, best_stamp = k, v, stamp[k]
+    return best
+
+
+@njit(cache=True)
 def rwls_kernel(
     costs, row_ptr, row_idx, col_ptr, col_idx, x, best_x, cover, score, weight, can_add, stamp,
     uncovered, where, selected, state, steps, seed,
@@ -152,20 +171,9 @@ def rwls_kernel(
             current -= costs[j]
             n_sel -= 1
         i = uncovered[1 + np.random.randint(uncovered[0])]
-        pick, pick_val, pick_stamp = -1, -np.inf, 0
-        for q in range(row_ptr[i], row_ptr[i + 1]):
-            k = row_idx[q]
-            if not can_add[k]:
-                continue
-            v = score[k] / costs[k]
-            if v > pick_val or (v == pick_val and stamp[k] < pick_stamp):
-                pick, pick_val, pick_stamp = k, v, stamp[k]
-        if pick < 0:  # every column of the row was just dropped: take the best of them anyway
-            for q in range(row_ptr[i], row_ptr[i + 1]):
-                k = row_idx[q]
-                v = score[k] / costs[k]
-                if v > pick_val or (v == pick_val and stamp[k] < pick_stamp):
-                    pick, pick_val, pick_stamp = k, v, stamp[k]
+        pick = _best_to_add(i, row_ptr, row_idx, costs, score, stamp, can_add)
+        if pick < 0:  # no column of the row changed configuration: take the best of them anyway
+            pick = _best_to_add(i, row_ptr, row_idx, costs, score, stamp, None)
         _flip(pick, True, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where)
         stamp[pick] = state[0]
         current += costs[pick]
