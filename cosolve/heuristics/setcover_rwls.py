@@ -108,32 +108,18 @@ def _drop_at(
 
 
 @njit(cache=True)
-def _best_to_drop(selected, n_selected, costs, score, stamp, tabu):  # pragma: no cover - numba
-    """The position in ``selected`` of the column of highest score per cost (oldest on ties),
-    skipping ``tabu``; -1 if none."""
+def _best_of(candidates, costs, score, stamp, can_add, tabu):  # pragma: no cover - numba
+    """The position in ``candidates`` of the column of highest score per cost (the one that changed
+    state longest ago on ties), skipping ``tabu`` and, unless ``can_add`` is None, the columns it
+    rules out; -1 if none."""
     best, best_val, best_stamp = -1, -np.inf, 0
-    for t in range(n_selected):
-        j = selected[t]
-        if j == tabu:
+    for t in range(candidates.size):
+        j = candidates[t]
+        if j == tabu or (can_add is not None and not can_add[j]):
             continue
         v = score[j] / costs[j]
         if v > best_val or (v == best_val and stamp[j] < best_stamp):
             best, best_val, best_stamp = t, v, stamp[j]
-    return best
-
-
-@njit(cache=True)
-def _best_to_add(i, row_ptr, row_idx, costs, score, stamp, can_add):  # pragma: no cover - numba
-    """The column covering row ``i`` of highest score per cost (oldest on ties), among those
-    ``can_add`` allows (all with None); -1 if none."""
-    best, best_val, best_stamp = -1, -np.inf, 0
-    for q in range(row_ptr[i], row_ptr[i + 1]):
-        k = row_idx[q]
-        if can_add is not None and not can_add[k]:
-            continue
-        v = score[k] / costs[k]
-        if v > best_val or (v == best_val and stamp[k] < best_stamp):
-            best, best_val, best_stamp = k, v, stamp[k]
     return best
 
 
@@ -163,7 +149,7 @@ def rwls_kernel(
                 best = current
                 best_x[:] = x
                 state[3] = 1
-            t = _best_to_drop(selected, n_sel, costs, score, stamp, -1)
+            t = _best_of(selected[:n_sel], costs, score, stamp, None, -1)
             j = _drop_at(
                 t, selected, n_sel, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where
             )
@@ -171,9 +157,11 @@ def rwls_kernel(
             current -= costs[j]
             n_sel -= 1
         i = uncovered[1 + np.random.randint(uncovered[0])]
-        pick = _best_to_add(i, row_ptr, row_idx, costs, score, stamp, can_add)
-        if pick < 0:  # no column of the row changed configuration: take the best of them anyway
-            pick = _best_to_add(i, row_ptr, row_idx, costs, score, stamp, None)
+        columns = row_idx[row_ptr[i] : row_ptr[i + 1]]
+        t = _best_of(columns, costs, score, stamp, can_add, -1)
+        if t < 0:  # no column of the row changed configuration: take the best of them anyway
+            t = _best_of(columns, costs, score, stamp, None, -1)
+        pick = columns[t]
         _flip(pick, True, row_ptr, row_idx, col_ptr, col_idx, x, cover, score, weight, can_add, uncovered, where)
         stamp[pick] = state[0]
         current += costs[pick]
@@ -181,7 +169,7 @@ def rwls_kernel(
         n_sel += 1
         tabu = pick
         while current >= best - 1e-9 and n_sel > 1:
-            t = _best_to_drop(selected, n_sel, costs, score, stamp, tabu)
+            t = _best_of(selected[:n_sel], costs, score, stamp, None, tabu)
             if t < 0:
                 break
             j = _drop_at(
