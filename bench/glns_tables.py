@@ -1,6 +1,7 @@
 """Tables for the GLNS issue from a results folder of bench/glns.toml (or a slice of it).
 
     python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--against cft] [--per-instance] [--borrow cft]
+        [--merge FOLDER ...] [--labels glns cft]
 
 Per instance set, budget and method, over the (instance, seed) pairs every listed method finished
 (done or killed) at that budget: pairs with a solution (n/N), how many reach the reference (the
@@ -13,7 +14,11 @@ seed. A killed job or a missing solution counts as unsolved and is left out of t
 ``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` takes that
 label's jobs from the ``--references`` folders, for a method run there and not here, whose result
 does not depend on the seed (cft here: the same value for five seeds, setcover-glns-cft-seeds):
-its job of an (instance, budget) stands in for every seed run here.
+its job of an (instance, budget) stands in for every seed run here, at every (instance, budget)
+where this folder has no job of that label. ``--merge`` reads other folders' jobs as this one's
+where this folder has no job of the same (instance, budget, label, seed): one method's seeds split
+over two runs of the same code. ``--labels`` tabulates only those labels (and pairs over their
+common jobs only).
 """
 
 from __future__ import annotations
@@ -38,20 +43,40 @@ def _borrowed(rows: list[dict], others: list[dict], label: str) -> list[dict]:
     seeds = defaultdict(set)
     for r in rows:
         seeds[(r["instance"], r["budget"])].add(r["seed"])
+    own = {(r["instance"], r["budget"]) for r in rows if r["label"] == label}
     taken = {}
     for r in others:
-        if r["label"] == label and (r["instance"], r["budget"]) in seeds:
+        if r["label"] == label and (r["instance"], r["budget"]) in seeds.keys() - own:
             taken.setdefault((r["instance"], r["budget"]), r)
     return [{**r, "seed": seed} for key, r in taken.items() for seed in sorted(seeds[key])]
 
 
-def main(folder: str, references: list[str], against: str | None, per_instance: bool, borrow: list[str]) -> None:
-    rows = _jobs(folder)
+def _merged(rows: list[dict], folders: list[str]) -> list[dict]:
+    """``rows`` and the jobs of ``folders`` whose (instance, budget, label, seed) ``rows`` lack."""
+
+    def key(r: dict) -> tuple:
+        return r["instance"], r["budget"], r["label"], r["seed"]
+
+    have = {key(r) for r in rows}
+    extra = [r for folder in folders for r in _jobs(folder) if key(r) not in have]
+    return rows + extra
+
+
+def main(
+    folder: str,
+    references: list[str],
+    against: str | None,
+    per_instance: bool,
+    borrow: list[str],
+    merge: list[str],
+    labels: list[str],
+) -> None:
+    rows = _merged(_jobs(folder), merge)
     others = [r for other in references for r in _jobs(other)]
     for label in borrow:
-        if any(r["label"] == label for r in rows):
-            raise SystemExit(f"--borrow {label}: {folder} has jobs of that label already")
         rows += _borrowed(rows, others, label)
+    if labels:
+        rows = [r for r in rows if r["label"] in labels]
     best: dict[str, float] = {}
     for r in rows + others:
         if r["objective"] is not None:
@@ -111,5 +136,7 @@ if __name__ == "__main__":
     parser.add_argument("--against", help="a label to count, per method, the (instance, seed) pairs that end above it")
     parser.add_argument("--per-instance", action="store_true", help="each instance's objectives, seed by seed")
     parser.add_argument("--borrow", nargs="*", default=[], help="labels whose jobs come from the --references folders")
+    parser.add_argument("--merge", nargs="*", default=[], help="folders whose jobs count as run here (same code)")
+    parser.add_argument("--labels", nargs="*", default=[], help="tabulate only these labels")
     args = parser.parse_args()
-    main(args.folder, args.references, args.against, args.per_instance, args.borrow)
+    main(args.folder, args.references, args.against, args.per_instance, args.borrow, args.merge, args.labels)
