@@ -152,3 +152,38 @@ def test_no_solve_when_the_deadline_is_already_up(pycft, helpers):
     time.sleep(0.01)
     assert helpers.run(method, problem, ctx) is Termination.TIME_LIMIT
     assert ctx.trace.solution is None
+
+
+def test_pycft_runs_with_an_environment_built_after_the_parsing(pycft, helpers, monkeypatch):
+    """pycft measures its time limit from the moment its ``Environment`` is built; one built
+    before writing and parsing the instance would count those seconds twice."""
+    import types
+
+    import cosolve.baselines.cft as cft_module
+
+    real = cft_module.import_pycft()
+    events: list[tuple[str, object]] = []
+
+    def environment():
+        env = real.Environment()
+        events.append(("built", env))
+        return env
+
+    def parse(env):
+        data = real.parse_inst_and_initsol(env)
+        events.append(("parsed", env))
+        return data
+
+    def run(env, inst, init_sol):
+        events.append(("run", env))
+        return real.run(env, inst, init_sol)
+
+    spy = types.SimpleNamespace(Environment=environment, parse_inst_and_initsol=parse, run=run)
+    monkeypatch.setattr(cft_module, "import_pycft", lambda: spy)
+    problem = helpers.tiny_setcover(2)
+    result = Solver("cft", time_limit=5).solve(problem)
+    assert problem.evaluate(result.solution).feasible
+    kinds = [kind for kind, _ in events]
+    ran_with = next(env for kind, env in events if kind == "run")
+    built_at = next(k for k, (kind, env) in enumerate(events) if kind == "built" and env is ran_with)
+    assert kinds.index("parsed") < built_at < kinds.index("run")
