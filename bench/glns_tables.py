@@ -11,14 +11,13 @@ of the ``--references`` folders found), the mean gap to the reference in percent
 and the share that improved (sum of improved / sum of iterations over the set), and with
 ``--against LABEL`` the pairs where the method ends above that label's job of the same instance and
 seed. A killed job or a missing solution counts as unsolved and is left out of the gap.
-``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` takes that
-label's jobs from the ``--references`` folders, for a method run there and not here, whose result
-does not depend on the seed (cft here: the same value for five seeds, setcover-glns-cft-seeds):
-its job of an (instance, budget) stands in for every seed run here, at every (instance, budget)
-where this folder has no job of that label. ``--merge`` reads other folders' jobs as this one's
-where this folder has no job of the same (instance, budget, label, seed): one method's seeds split
-over two runs of the same code. ``--labels`` tabulates only those labels (and pairs over their
-common jobs only).
+``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` is for a method
+whose result does not depend on the seed (cft here: the same value for five seeds,
+setcover-glns-cft-seeds), run once per (instance, budget): its job of an (instance, budget), from
+this folder or else from the ``--references`` folders, stands in for every seed that has none.
+``--merge`` reads other folders' jobs as this one's where this folder has no job of the same
+(instance, budget, label, seed): one method's seeds split over two runs of the same code.
+``--labels`` tabulates only those labels (and pairs over their common jobs only).
 """
 
 from __future__ import annotations
@@ -39,16 +38,22 @@ def _jobs(folder: str) -> list[dict]:
 
 
 def _borrowed(rows: list[dict], others: list[dict], label: str) -> list[dict]:
-    """``label``'s jobs of ``others``, one per seed of ``rows`` at the same instance and budget."""
+    """Jobs of ``label`` for every (instance, budget, seed) of ``rows`` that has none: the label's
+    first job of that (instance, budget), here or else in ``others``, with the seed set."""
     seeds = defaultdict(set)
     for r in rows:
         seeds[(r["instance"], r["budget"])].add(r["seed"])
-    own = {(r["instance"], r["budget"]) for r in rows if r["label"] == label}
-    taken = {}
-    for r in others:
-        if r["label"] == label and (r["instance"], r["budget"]) in seeds.keys() - own:
-            taken.setdefault((r["instance"], r["budget"]), r)
-    return [{**r, "seed": seed} for key, r in taken.items() for seed in sorted(seeds[key])]
+    own = {(r["instance"], r["budget"], r["seed"]) for r in rows if r["label"] == label}
+    standing = {}
+    for r in rows + others:
+        if r["label"] == label:
+            standing.setdefault((r["instance"], r["budget"]), r)
+    return [
+        {**standing[key], "seed": seed}
+        for key in seeds.keys() & standing.keys()
+        for seed in sorted(seeds[key])
+        if (*key, seed) not in own
+    ]
 
 
 def _merged(rows: list[dict], folders: list[str]) -> list[dict]:
