@@ -8,11 +8,11 @@ best cover and solving what is left again. Install it with ``pip install 'cosolv
 pycft's low-level bindings (``pycft._bindings``) read the instance from a file: the problem is
 written to a temporary file (column-wise ``rail`` when the costs are integers, the faster format
 to write and to parse; row-wise OR-Library ``scp`` otherwise), parsed by pycft, and solved with
-pycft's time limit set to what is left of the budget less a small margin for the work after it
-(pycft's clock starts when its ``Environment`` is built, so the one it runs with is built after the
-parsing: before 2026-12-05 the writing and parsing counted twice, and on the 1M-column instance at
-10 s cft stopped at its first cover). Writing and parsing count against the budget (about 0.4 s together for 2,000 x 200,000 with
-2,000,000 nonzeros). The high-level ``pycft.SetCoverSolver.add_set`` path is not used: one
+pycft's time limit set to what is left of the budget less a small margin for the work after it.
+pycft's clock starts when its ``Environment`` is built, so the one it runs with is built after the
+parsing (before 2026-12-05 the writing and parsing counted twice, and on the 1M-column instance at
+10 s cft stopped at its first cover). Writing and parsing count against the budget (about 0.4 s
+together for 2,000 x 200,000 with 2,000,000 nonzeros). The high-level ``pycft.SetCoverSolver.add_set`` path is not used: one
 Python call per column is far slower.
 
 pycft's ``run`` holds the GIL and has no way to be stopped: an interrupt (Ctrl-C) is seen only
