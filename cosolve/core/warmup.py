@@ -37,15 +37,20 @@ def warm_up(method: Method, kind: str) -> None:
     compilation, behind a deadline check: when the deadline stopped it before it found a
     solution (say the imports took the time), or when it ended well past the deadline (busy
     in something it could not interrupt, such as compiling). A pass that simply used its time
-    on the tiny instance is the last one.
+    on the tiny instance is the last one, except for methods whose work is bounded by one round:
+    such a pass that reaches its deadline was cut short (say the sampler compiled, and the
+    polish after it was skipped), so another runs.
     """
     problem = tiny_instance(kind)
     if problem is None:
         return
+    bounded = "rounds" in method.resolve(problem, WARM_UP_SECONDS)
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS)
         found = _warm_up_pass(method, problem, deadline)
-        if not deadline.expired() or (found and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS):
+        if not deadline.expired():
+            return
+        if not bounded and found and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS:
             return
 
 

@@ -123,6 +123,34 @@ def test_a_pass_that_overran_its_deadline_is_followed_by_another():
     assert passes == [1, 1]
 
 
+def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_followed_by_another():
+    # cam on a cold numba cache: the sampler's round compiled, found a solution and used the
+    # deadline, so the polish after it was skipped and compiled inside the first timed solve
+    from typing import ClassVar
+
+    from cosolve.core.method import Option
+
+    passes = []
+
+    class RoundBounded(Method):
+        name = "round-bounded"
+        problems = frozenset({"mis"})
+        warm_up = True
+        options: ClassVar[dict[str, Option]] = {"rounds": Option(int, 0, "rounds (0: until the deadline)", minimum=0)}
+
+        def solve(self, problem, ctx):
+            passes.append("sample")
+            ctx.trace.offer(np.zeros(problem.n, np.int8))
+            if len(passes) == 1:
+                time.sleep(WARM_UP_SECONDS + 0.05)
+            if ctx.deadline.stop_requested:
+                return None
+            passes.append("polish")
+
+    RoundBounded().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert passes == ["sample", "sample", "polish"]
+
+
 def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
     passes = []
     _spinning_method(passes, solve_first=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
