@@ -70,25 +70,48 @@ def test_methods_without_warm_up_are_not_run_by_prepare():
     assert calls == []
 
 
-def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
-    # the first pass spends its half second "importing", so it reaches the deadline check before
-    # the "kernel" and skips it, as the greedy MaxClique solve did on a cold numba cache
-    passes = []
+def _slow_first_pass(passes, *, rounds):
+    """A method whose first pass sleeps past the warm-up deadline before its "kernel"; with
+    ``rounds`` it has a ``rounds`` option (its work is bounded by one round) and finds a solution
+    before the sleep, as cam's sampler does before its polish."""
+    from typing import ClassVar
 
-    class SlowImports(Method):
-        name = "slow-imports"
+    from cosolve.core.method import Option
+
+    class SlowFirstPass(Method):
+        name = "slow-first-pass"
         problems = frozenset({"mis"})
         warm_up = True
+        options: ClassVar[dict[str, Option]] = (
+            {"rounds": Option(int, 0, "rounds (0: until the deadline)", minimum=0)} if rounds else {}
+        )
 
         def solve(self, problem, ctx):
             passes.append("start")
+            if rounds:
+                ctx.trace.offer(np.zeros(problem.n, np.int8))
             if len(passes) == 1:
                 time.sleep(WARM_UP_SECONDS + 0.05)
             if ctx.deadline.stop_requested:
                 return None
             passes.append("kernel")
 
-    SlowImports().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    return SlowFirstPass()
+
+
+def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
+    # the first pass spends its half second "importing", so it reaches the deadline check before
+    # the "kernel" and skips it, as the greedy MaxClique solve did on a cold numba cache
+    passes = []
+    _slow_first_pass(passes, rounds=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert passes == ["start", "start", "kernel"]
+
+
+def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_followed_by_another():
+    # cam on a cold numba cache: the sampler's round compiled, found a solution and used the
+    # deadline, so the polish after it was skipped and compiled inside the first timed solve
+    passes = []
+    _slow_first_pass(passes, rounds=True).prepare(erdos_renyi(5, 0.5, problem="mis"))
     assert passes == ["start", "start", "kernel"]
 
 
@@ -121,34 +144,6 @@ def test_a_pass_that_overran_its_deadline_is_followed_by_another():
         erdos_renyi(5, 0.5, problem="mis")
     )
     assert passes == [1, 1]
-
-
-def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_followed_by_another():
-    # cam on a cold numba cache: the sampler's round compiled, found a solution and used the
-    # deadline, so the polish after it was skipped and compiled inside the first timed solve
-    from typing import ClassVar
-
-    from cosolve.core.method import Option
-
-    passes = []
-
-    class RoundBounded(Method):
-        name = "round-bounded"
-        problems = frozenset({"mis"})
-        warm_up = True
-        options: ClassVar[dict[str, Option]] = {"rounds": Option(int, 0, "rounds (0: until the deadline)", minimum=0)}
-
-        def solve(self, problem, ctx):
-            passes.append("sample")
-            ctx.trace.offer(np.zeros(problem.n, np.int8))
-            if len(passes) == 1:
-                time.sleep(WARM_UP_SECONDS + 0.05)
-            if ctx.deadline.stop_requested:
-                return None
-            passes.append("polish")
-
-    RoundBounded().prepare(erdos_renyi(5, 0.5, problem="mis"))
-    assert passes == ["sample", "sample", "polish"]
 
 
 def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
