@@ -140,7 +140,7 @@ if __name__ == "__main__":
     parser.add_argument("--references", nargs="*", default=[], help="other results folders whose best values count as best known")
     parser.add_argument("--against", help="a label to count, per method, the (instance, seed) pairs that end above it")
     parser.add_argument("--per-instance", action="store_true", help="each instance's objectives, seed by seed")
-    parser.add_argument("--borrow", nargs="*", default=[], help="labels whose jobs come from the --references folders")
+    parser.add_argument("--borrow", nargs="*", default=[], help="labels run once per (instance, budget), standing for every seed")
     parser.add_argument("--merge", nargs="*", default=[], help="folders whose jobs count as run here (same code)")
     parser.add_argument("--labels", nargs="*", default=[], help="tabulate only these labels")
     args = parser.parse_args()

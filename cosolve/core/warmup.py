@@ -44,7 +44,7 @@ def warm_up(method: Method, kind: str) -> None:
     problem = tiny_instance(kind)
     if problem is None:
         return
-    bounded = "rounds" in method.resolve(problem, WARM_UP_SECONDS)
+    bounded = "rounds" in method.options
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS)
         found = _warm_up_pass(method, problem, deadline)
