@@ -36,7 +36,7 @@ import numpy as np
 
 from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.result import Status, Termination
-from cosolve.heuristics.cft import RefineStats, refine
+from cosolve.heuristics.cft import CoverPool, RefineStats, refine
 from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
@@ -155,7 +155,11 @@ class SearchState:
     cand_ptr: np.ndarray
     cand_idx: np.ndarray
     budget: int = 0
+    pool: CoverPool | None = None
 
+
+#: How many of the cheapest distinct covers the search keeps for rankers that compare them.
+POOL_SIZE = 10
 
 #: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
 Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
@@ -164,6 +168,12 @@ Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
 def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSSettings, stats: LNSStats) -> Outcome:
     """Run the search on ``problem`` until ``ctx.deadline``; fills ``stats``."""
     deadline, rng = ctx.deadline, ctx.rng
+    pool = CoverPool(POOL_SIZE)
+
+    def found(y: np.ndarray, cost: float) -> None:
+        ctx.trace.offer(y, cost)
+        pool.offer(y, cost)
+
     stop = lambda: deadline.stop_requested  # noqa: E731
     costs = np.ascontiguousarray(problem.costs, dtype=np.float64)
     csr, csc = problem.matrix, problem.csc
@@ -172,11 +182,11 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     x = chvatal_greedy(costs, csr, csc, stop=stop)
     if x is None:
         return Outcome(Termination.TIME_LIMIT)
-    ctx.trace.offer(x, float(costs @ x))
+    found(x, float(costs @ x))
     x = swap_local_search(costs, csr, csc, remove_redundant(costs, csc, x))
     upper = float(costs @ x)
     stats.start_objective = upper
-    ctx.trace.offer(x, upper)
+    found(x, upper)
 
     limit = deadline.elapsed() + settings.lagrangian_share * min(deadline.remaining(), 1e9)
     lag = lagrangian_bound(
@@ -196,7 +206,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     if heuristic is not None:
         x = swap_local_search(costs, csr, csc, heuristic)
         upper = float(costs @ x)
-        ctx.trace.offer(x, upper)
+        found(x, upper)
     stats.heuristic_objective = upper
     if upper <= bound + 1e-9:
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
@@ -215,13 +225,13 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             fresh_multipliers=settings.refine_fresh, stop=lambda: stop() or deadline.elapsed() > limit,
-            on_improve=lambda y, cost: ctx.trace.offer(y, cost) or None,
+            on_improve=found,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started
         if float(costs @ y) >= float(costs @ x) - 1e-9:
             return x
         y = swap_local_search(costs, csr, csc, y)
-        ctx.trace.offer(y, float(costs @ y))
+        found(y, float(costs @ y))
         return y
 
     def rwls_searched(x: np.ndarray, rest: bool) -> np.ndarray:
@@ -236,7 +246,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         def improved(y: np.ndarray, cost: float) -> None:
             nonlocal last
             last = deadline.elapsed()
-            ctx.trace.offer(y, cost)
+            found(y, cost)
 
         def done() -> bool:
             now = deadline.elapsed()
@@ -260,7 +270,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, settings.per_row)
     cover = np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
-    state = SearchState(problem, row_ptr, row_idx, col_ptr, col_idx, x, cover, lag, allowed, cand_ptr, cand_idx)
+    state = SearchState(problem, row_ptr, row_idx, col_ptr, col_idx, x, cover, lag, allowed, cand_ptr, cand_idx, pool=pool)
     usable = int(np.count_nonzero(allowed | (x == 1)))
     size = AdaptiveSize(settings.size, low=20, high=usable)
     budget = deadline.remaining()
@@ -276,7 +286,7 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         """Make the cheaper cover ``x`` the incumbent; whether the bound proves it optimal."""
         nonlocal allowed, cand_ptr, cand_idx, usable, candidate_seconds
         upper = float(costs @ x)
-        ctx.trace.offer(x, upper)
+        found(x, upper)
         if upper <= bound + 1e-9:
             return True
         state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)

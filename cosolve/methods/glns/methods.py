@@ -21,6 +21,14 @@ LNS_OPTIONS: dict[str, Option] = {
         float, None, "seconds per sub-MIP; auto: 5% of the time left when the LNS loop starts, within 0.2..2 s", minimum=0.001
     ),
     "sub_solver": Option(str, "scip", "the sub-MIP solver", choices=("scip", "cpsat")),
+    "neighbourhood": Option(
+        str,
+        "ranked",
+        "where neighbourhoods grow from: ranked (the method's ranking: glns learned or gradient instability, "
+        "lns-random random), expensive (the incumbent's columns of largest Lagrangian reduced cost, perturbed) or "
+        "disagreement (columns on which the search's pool of good covers differ)",
+        choices=("ranked", "expensive", "disagreement"),
+    ),
     "per_row": Option(int, 40, "candidate columns per row (least Lagrangian reduced cost)", minimum=1),
     "lagrangian_iterations": Option(int, 1000, "subgradient steps for the bound and the reduced costs", minimum=0),
     "heuristic_iterations": Option(int, 200, "steps of the Lagrangian heuristic phase that gives the start", minimum=0),
@@ -83,7 +91,14 @@ LNS_OPTIONS: dict[str, Option] = {
 def _settings(options: dict[str, Any]) -> Any:
     from cosolve.methods.glns.lns import LNSSettings
 
-    return LNSSettings(**{k: options[k] for k in LNS_OPTIONS})
+    return LNSSettings(**{k: options[k] for k in LNS_OPTIONS if k != "neighbourhood"})
+
+
+def _ranker(options: dict[str, Any], ranked: Any) -> Any:
+    """The ranking the ``neighbourhood`` option asks for; ``ranked``: the method's own."""
+    from cosolve.methods.glns.targeted import TARGETED_RANKERS
+
+    return ranked if options["neighbourhood"] == "ranked" else TARGETED_RANKERS[options["neighbourhood"]]
 
 
 def _finish(outcome: Outcome, stats: Any) -> Outcome:
@@ -110,7 +125,7 @@ class RandomLNS(Method):
         from cosolve.methods.glns.lns import LNSStats, random_ranker, run_lns
 
         stats = LNSStats()
-        return _finish(run_lns(problem, ctx, random_ranker, _settings(ctx.options), stats), stats)
+        return _finish(run_lns(problem, ctx, _ranker(ctx.options, random_ranker), _settings(ctx.options), stats), stats)
 
 
 #: The shipped checkpoint folder (under ``solvers/``) of the ``glns`` policy.
@@ -196,4 +211,4 @@ class GLNS(AdjointMethod):
             rule, region=o["region"], chains=o["chains"], steps=o["steps"], noise=o["noise"], penalty=penalty
         )
         stats = LNSStats()
-        return _finish(run_lns(problem, ctx, ranker, _settings(o), stats), stats)
+        return _finish(run_lns(problem, ctx, _ranker(o, ranker), _settings(o), stats), stats)

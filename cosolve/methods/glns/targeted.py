@@ -1,0 +1,47 @@
+"""Rankings that aim the LNS's neighbourhoods at what the local search leaves: the rows the
+incumbent pays for far above the Lagrangian bound, and the columns on which good covers disagree.
+
+Both are :data:`cosolve.methods.glns.lns.Ranker` s: ``ranker(state, rng) -> columns`` (int64, best
+first), which :func:`cosolve.methods.glns.neighborhood.free_columns_kernel` walks, freeing each
+column's rows with their candidate columns and the incumbent's columns covering them.
+
+- :func:`expensive_ranker`: the incumbent's columns by Lagrangian reduced cost
+  ``r_j = c_j - sum_{i in j} u_i``, largest first, perturbed by Gumbel noise of one standard
+  deviation of the incumbent's reduced costs: a column with a large ``r_j`` costs more than the
+  bound values the rows it covers, so its rows are where the cover is expensive against the bound.
+- :func:`disagreement_ranker`: the columns that are in some but not all covers of the search's
+  pool (the cheapest distinct covers it has found, :class:`cosolve.heuristics.cft.CoverPool`), in
+  random order, so the neighbourhood frees the rows where good covers differ; random columns while
+  the pool holds fewer than two covers or they all agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cosolve.methods.glns.lns import SearchState, random_ranker
+
+
+def expensive_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:
+    """The incumbent's columns, largest Gumbel-perturbed reduced cost first."""
+    chosen = np.flatnonzero(state.x)
+    reduced = state.lagrangian.reduced[chosen]
+    scale = float(reduced.std()) or 1.0
+    keys = reduced / scale + rng.gumbel(size=chosen.size)
+    return chosen[np.argsort(-keys)]
+
+
+def disagreement_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:
+    """The columns in some but not all of the pool's covers, in random order (random columns when
+    there are none)."""
+    covers = [x for _, x in state.pool.covers.values()] if state.pool is not None else []
+    if len(covers) >= 2:
+        count = np.sum(covers, axis=0, dtype=np.int64)
+        disputed = np.flatnonzero((count > 0) & (count < len(covers)))
+        if disputed.size:
+            return rng.permutation(disputed)
+    return random_ranker(state, rng)
+
+
+#: ``neighbourhood`` option values other than "ranked" (the method's own ranking).
+TARGETED_RANKERS = {"expensive": expensive_ranker, "disagreement": disagreement_ranker}
