@@ -190,15 +190,23 @@ def generate(
 
 
 def instability_ranker(
-    make_rule: RuleFactory, *, region: int, chains: int, steps: int, noise: float, penalty: float | None = None
+    make_rule: RuleFactory,
+    *,
+    region: int,
+    chains: int,
+    steps: int,
+    noise: float,
+    penalty: float | None = None,
+    seed_row: Callable[[SearchState, np.random.Generator], int] | None = None,
 ) -> Ranker:
     """A ranker for :func:`cosolve.methods.glns.lns.run_lns`: one generation on the region around a
-    random row (at least twice the next free-set size), its columns most unstable first."""
+    row (at least twice the next free-set size), its columns most unstable first. ``seed_row(state,
+    rng)`` picks the row; None: a random one."""
 
     def rank(state: SearchState, rng: np.random.Generator) -> np.ndarray:
-        seed_row = int(rng.integers(state.cover.size))
+        start = int(rng.integers(state.cover.size)) if seed_row is None else seed_row(state, rng)
         _, columns = region_kernel(
-            seed_row, state.row_ptr, state.row_idx, state.col_ptr, state.col_idx, state.cand_ptr, state.cand_idx,
+            start, state.row_ptr, state.row_idx, state.col_ptr, state.col_idx, state.cand_ptr, state.cand_idx,
             state.x, max(region, 2 * state.budget),
         )  # fmt: skip
         local = extract_region(state.problem.csc, state.problem.costs, state.lagrangian.reduced, state.x, state.cover, columns)

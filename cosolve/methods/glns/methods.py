@@ -149,6 +149,13 @@ GLNS_OPTIONS: dict[str, Option] = {
     "noise": Option(
         float, 0.3, "share of the incumbent's bits redrawn before denoising (the start time)", minimum=0.01, maximum=1.0
     ),
+    "region_seed": Option(
+        str,
+        "random",
+        "the row the ranking's region grows from: random, or expensive (a row of the incumbent column of largest "
+        "perturbed Lagrangian reduced cost)",
+        choices=("random", "expensive"),
+    ),
 }
 
 GLNS_FIT_OPTIONS: dict[str, Option] = {
@@ -200,6 +207,7 @@ class GLNS(AdjointMethod):
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.methods.glns.instability import gradient_rule, instability_ranker, learned_rule
         from cosolve.methods.glns.lns import LNSStats, run_lns
+        from cosolve.methods.glns.targeted import REGION_SEEDS
 
         o = ctx.options
         if o["policy"] == "cam":
@@ -208,7 +216,8 @@ class GLNS(AdjointMethod):
         else:
             rule, penalty = gradient_rule(), None
         ranker = instability_ranker(
-            rule, region=o["region"], chains=o["chains"], steps=o["steps"], noise=o["noise"], penalty=penalty
-        )
+            rule, region=o["region"], chains=o["chains"], steps=o["steps"], noise=o["noise"], penalty=penalty,
+            seed_row=REGION_SEEDS[o["region_seed"]],
+        )  # fmt: skip
         stats = LNSStats()
         return _finish(run_lns(problem, ctx, _ranker(o, ranker), _settings(o), stats), stats)

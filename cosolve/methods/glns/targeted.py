@@ -13,6 +13,9 @@ column's rows with their candidate columns and the incumbent's columns covering 
   pool (the cheapest distinct covers it has found, :class:`cosolve.heuristics.cft.CoverPool`), in
   random order, so the neighbourhood frees the rows where good covers differ; random columns while
   the pool holds fewer than two covers or they all agree.
+
+:func:`expensive_row` aims ``glns``'s learned ranking instead of replacing it: its region grows
+from a row of the column the expensive ranking puts first.
 """
 
 from __future__ import annotations
@@ -42,6 +45,17 @@ def disagreement_ranker(state: SearchState, rng: np.random.Generator) -> np.ndar
             return rng.permutation(disputed)
     return random_ranker(state, rng)
 
+
+def expensive_row(state: SearchState, rng: np.random.Generator) -> int:
+    """A random row of the first column of :func:`expensive_ranker`: where ``glns``'s learned
+    ranking grows its region with ``--set region_seed=expensive``."""
+    j = int(expensive_ranker(state, rng)[0])
+    rows = state.col_idx[state.col_ptr[j] : state.col_ptr[j + 1]]
+    return int(rows[rng.integers(rows.size)])
+
+
+#: ``glns``'s ``region_seed`` option values: how the learned ranking picks the row its region grows from.
+REGION_SEEDS = {"random": None, "expensive": expensive_row}
 
 #: ``neighbourhood`` option values other than "ranked" (the method's own ranking).
 TARGETED_RANKERS = {"expensive": expensive_ranker, "disagreement": disagreement_ranker}

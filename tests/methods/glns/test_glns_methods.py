@@ -27,7 +27,16 @@ def tiny_cover(seed, m=9, n=12):
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize(
-    "method,options", [("lns-random", {}), ("lns-random", {"refine_fresh": True}), ("glns", GRADIENT), ("glns", {})]
+    "method,options",
+    [
+        ("lns-random", {}),
+        ("lns-random", {"refine_fresh": True}),
+        ("lns-random", {"neighbourhood": "expensive"}),
+        ("glns", GRADIENT),
+        ("glns", {}),
+        ("glns", {"neighbourhood": "disagreement"}),
+        ("glns", {"region_seed": "expensive"}),
+    ],
 )
 def test_tiny_instances_are_solved_to_proven_optimality(seed, method, options):
     p = tiny_cover(seed)
