@@ -1,5 +1,5 @@
 """The bounded sub-MIP of an LNS step: re-optimise the free columns of a neighbourhood with SCIP
-or CP-SAT, warm-started at the incumbent, under a time slice.
+or CP-SAT, warm-started at the incumbent, under a time slice, model building included (a build that uses up the slice is abandoned).
 
 The model is ``min sum_k c_k y_k`` over the free columns subject to ``sum_{k covers t} y_k >= 1``
 for every row of the :class:`~cosolve.methods.glns.neighborhood.Subproblem`. The incumbent's
@@ -52,6 +52,16 @@ def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int =
     return Repair(choice, float(sub_costs @ choice), optimal)
 
 
+#: Variables or rows added between two looks at the clock while a sub-MIP is built.
+_CHECK_EVERY = 1024
+
+
+def _past(time_limit: float, started: float) -> bool:
+    """Whether building the model has used up the slice (a sub-MIP of the whole of a large instance
+    takes seconds to build): the repair then gives up, keeping the incumbent's choice."""
+    return time.perf_counter() - started > time_limit
+
+
 def _left(time_limit: float, started: float) -> float:
     """The sub-solver's own limit: the slice less the time spent building its model (at least 10 ms)."""
     return max(time_limit - (time.perf_counter() - started), 0.01)
@@ -74,10 +84,16 @@ def _scip(
     model.hideOutput()
     model.setParam("randomization/randomseedshift", int(seed) % 2**31)
     model.setParam("parallel/maxnthreads", 1)
-    y = [model.addVar(vtype="B", obj=float(c)) for c in costs.tolist()]
+    y = []
+    for k, c in enumerate(costs.tolist()):
+        y.append(model.addVar(vtype="B", obj=c))
+        if k % _CHECK_EVERY == 0 and _past(time_limit, started):
+            return None, False
     ptr, idx = sub.sub_ptr, sub.sub_idx.tolist()
     for t in range(sub.rows.size):
         model.addCons(quicksum(y[k] for k in idx[ptr[t] : ptr[t + 1]]) >= 1)
+        if t % _CHECK_EVERY == 0 and _past(time_limit, started):
+            return None, False
     model.setObjlimit(limit)
     model.setParam("limits/time", _left(time_limit, started))
     model.optimize()
@@ -97,10 +113,16 @@ def _cpsat(
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    y = [model.new_bool_var(f"y{k}") for k in range(sub.size)]
+    y = []
+    for k in range(sub.size):
+        y.append(model.new_bool_var(f"y{k}"))
+        if k % _CHECK_EVERY == 0 and _past(time_limit, started):
+            return None, False
     ptr, idx = sub.sub_ptr, sub.sub_idx.tolist()
     for t in range(sub.rows.size):
         model.add_bool_or([y[k] for k in idx[ptr[t] : ptr[t + 1]]])
+        if t % _CHECK_EVERY == 0 and _past(time_limit, started):
+            return None, False
     objective = cp_model.LinearExpr.weighted_sum(y, costs.astype(np.int64).tolist() if integral else costs.tolist())
     model.add(objective <= (round(cutoff) if integral else cutoff))
     model.minimize(objective)

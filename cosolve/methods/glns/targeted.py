@@ -11,8 +11,9 @@ column's rows with their candidate columns and the incumbent's columns covering 
   bound values the rows it covers, so its rows are where the cover is expensive against the bound.
 - :func:`disagreement_ranker`: the columns that are in some but not all covers of the search's
   pool (the cheapest distinct covers it has found, :class:`cosolve.heuristics.cft.CoverPool`), in
-  random order, so the neighbourhood frees the rows where good covers differ; random columns while
-  the pool holds fewer than two covers or they all agree.
+  random order, so the neighbourhood frees the rows where good covers differ; then random columns
+  (all of them while the pool holds fewer than two covers or they all agree), so that a few
+  disputed columns do not cap the neighbourhood below its size.
 
 :func:`expensive_row` aims ``glns``'s learned ranking instead of replacing it: its region grows
 from a row of the column the expensive ranking puts first.
@@ -35,14 +36,13 @@ def expensive_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray
 
 
 def disagreement_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:
-    """The columns in some but not all of the pool's covers, in random order (random columns when
-    there are none)."""
+    """The columns in some but not all of the pool's covers, in random order, then random columns."""
     covers = [x for _, x in state.pool.covers.values()] if state.pool is not None else []
     if len(covers) >= 2:
         count = np.sum(covers, axis=0, dtype=np.int64)
         disputed = np.flatnonzero((count > 0) & (count < len(covers)))
-        if disputed.size:
-            return rng.permutation(disputed)
+        if disputed.size:  # then random columns, so that the neighbourhood can still reach its size
+            return np.concatenate([rng.permutation(disputed), random_ranker(state, rng)])
     return random_ranker(state, rng)
 
 

@@ -146,3 +146,33 @@ def test_region_walk_is_bounded_and_keeps_the_incumbent_columns_of_its_rows():
     expected = touched[(dense[touched] @ outside) == 0]
     assert region.rows.tolist() == expected.tolist()
     assert np.all(region.matrix @ region.start >= 1)  # the incumbent covers the region's rows
+
+
+@pytest.mark.parametrize("solver", ["scip", "cpsat"])
+def test_a_sub_mip_whose_building_uses_up_the_slice_is_abandoned_before_the_solver_runs(solver, monkeypatch):
+    # the whole of a large instance as a repair takes seconds to build; here a clock that jumps a
+    # second at every look stands for it
+    import cosolve.methods.glns.repair as repair_module
+
+    clock = iter(range(10**6))
+    monkeypatch.setattr(repair_module.time, "perf_counter", lambda: float(next(clock)))
+    solved = []
+    if solver == "scip":
+        import pyscipopt
+
+        class Spy(pyscipopt.Model):
+            def optimize(self):
+                solved.append(1)
+
+        monkeypatch.setattr(pyscipopt, "Model", Spy)
+    else:
+        from ortools.sat.python import cp_model
+
+        monkeypatch.setattr(cp_model.CpSolver, "solve", lambda self, model: solved.append(1))
+    rng = np.random.default_rng(0)
+    p = random_cover(rng, 3000, 4000, 0.002)
+    x = greedy_set_cover(p.costs, p.matrix, p.csc)
+    sub = neighbourhood(p, x, budget=4000, rng=rng)
+    out = repair(sub, p.costs, time_limit=1.5, solver=solver)
+    assert not solved and not out.optimal
+    assert out.choice.tolist() == sub.start.tolist()
