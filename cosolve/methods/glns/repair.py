@@ -1,5 +1,6 @@
 """The bounded sub-MIP of an LNS step: re-optimise the free columns of a neighbourhood with SCIP
-or CP-SAT, warm-started at the incumbent, under a time slice, model building included (a build that uses up the slice is abandoned).
+or CP-SAT, warm-started at the incumbent, under a time slice, model building included (a build
+that uses up the slice is abandoned).
 
 The model is ``min sum_k c_k y_k`` over the free columns subject to ``sum_{k covers t} y_k >= 1``
 for every row of the :class:`~cosolve.methods.glns.neighborhood.Subproblem`. The incumbent's
