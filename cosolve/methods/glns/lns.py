@@ -9,7 +9,8 @@
    (:mod:`cosolve.heuristics.cft`: three-phase re-solves around the best cover) improves it for at
    most ``refine_share`` of the remaining budget, or until a whole cycle of it finds nothing.
 3. Loop until the deadline: a *ranker* orders columns (GLNS: by instability along a denoising
-   trajectory; ``lns-random``: at random) -> a neighbourhood of bounded size is freed around the
+   trajectory; ``lns-random``: at random; either, with the ``neighbourhood`` option, by the targeted
+   rankings of :mod:`cosolve.methods.glns.targeted`) -> a neighbourhood of bounded size is freed around the
    top-ranked columns (:mod:`cosolve.methods.glns.neighborhood`) -> the sub-MIP re-optimises it
    under a time slice (:mod:`cosolve.methods.glns.repair`) -> an improvement is kept and polished
    by the swap search; the size adapts to how the repairs went. After ``refine_patience`` repairs
@@ -141,7 +142,8 @@ class LNSStats:
 class SearchState:
     """What a ranker sees: the instance arrays, the incumbent ``x`` (n,) int8, its per-row cover
     counts ``cover`` (m,) int64, the Lagrangian ``lagrangian``, the usable columns ``allowed``, the
-    rows' candidate lists and ``budget``, the free-set size of the next neighbourhood."""
+    rows' candidate lists, ``budget``, the free-set size of the next neighbourhood, and ``pool``, the
+    search's ``POOL_SIZE`` cheapest distinct covers so far (every cover it offered to the trace)."""
 
     problem: SetCover
     row_ptr: np.ndarray
