@@ -106,7 +106,9 @@ class LNSSettings:
 @dataclass
 class LNSStats:
     """Counters of one search: ``iterations`` repairs run, ``improved`` those that found a cheaper
-    cover, ``optimal`` those solved to optimality, ``free_columns`` their mean free-set size,
+    cover, ``optimal`` those solved to optimality, ``abandoned`` those whose model took the whole
+    slice to build (the free-set size is then capped at half of what got built), ``free_columns``
+    their mean free-set size,
     ``repair_time`` and ``rank_time`` seconds spent in the sub-MIPs and in ranking; the objectives of
     the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound,
     ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs),
@@ -128,6 +130,7 @@ class LNSStats:
     refine_balance: float = math.nan
     probation_failed_at: float = math.nan
     rwls_time: float = 0.0
+    abandoned: int = 0
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -346,6 +349,9 @@ def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSS
         elif complete:
             complete_timeouts += 1
         size.update(improved=improved, optimal=fixed.optimal)
+        if fixed.built < 1.0:  # its model took the whole slice to build: no larger neighbourhoods
+            stats.abandoned += 1
+            size.cap(free.size * fixed.built / 2)
         stalled = 0 if improved else stalled + 1
         if improved:
             stalled_since = deadline.elapsed()

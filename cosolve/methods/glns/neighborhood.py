@@ -169,10 +169,12 @@ class Subproblem:
 class AdaptiveSize:
     """The free-set budget of the next neighbourhood: grows by ``factor`` after a repair that was
     solved to optimality without improving (too small to help), shrinks after one that ran out
-    of time (too big to solve), stays after an improvement. Kept within ``[low, high]``."""
+    of time (too big to solve), stays after an improvement. Kept within ``[low, high]`` and under
+    the ``ceiling`` that :meth:`cap` sets (``high`` may be reset; the ceiling stays)."""
 
     def __init__(self, start: int, *, low: int, high: int, factor: float = 1.25) -> None:
         self.low, self.high, self.factor = max(1, low), max(1, high), factor
+        self.ceiling = float("inf")
         self.value = float(min(max(start, self.low), self.high))
 
     def __int__(self) -> int:
@@ -181,4 +183,11 @@ class AdaptiveSize:
     def update(self, *, improved: bool, optimal: bool) -> None:
         if improved:
             return
-        self.value = min(self.high, self.value * self.factor) if optimal else max(self.low, self.value / self.factor)
+        top = min(self.high, self.ceiling)
+        self.value = min(top, self.value * self.factor) if optimal else max(self.low, self.value / self.factor)
+
+    def cap(self, limit: float) -> None:
+        """Never again above ``limit`` (at least ``low``): e.g. half of what a repair whose model
+        could not be built within its slice got built."""
+        self.ceiling = max(float(self.low), min(self.ceiling, float(limit)))
+        self.value = min(self.value, self.ceiling)

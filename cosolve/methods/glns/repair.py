@@ -24,12 +24,22 @@ SUB_SOLVERS = ("scip", "cpsat")
 
 @dataclass
 class Repair:
-    """``choice`` (f,) int8 over the free columns, its ``cost``, and whether the sub-solver proved
-    it ``optimal`` for the sub-problem (False when it stopped at its time limit)."""
+    """``choice`` (f,) int8 over the free columns, its ``cost``, whether the sub-solver proved it
+    ``optimal`` for the sub-problem (False when it stopped at its time limit), and ``built``, the
+    share of the sub-MIP's model (variables and row entries) built before the slice ran out (1.0:
+    all of it; below 1 the repair was abandoned and ``choice`` is the incumbent's)."""
 
     choice: np.ndarray
     cost: float
     optimal: bool
+    built: float = 1.0
+
+
+class _Abandoned(Exception):
+    """The slice ran out while the model was built; ``share`` of it was."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
 
 
 def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int = 0, solver: str = "scip") -> Repair:
@@ -42,12 +52,15 @@ def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int =
         return Repair(np.zeros(sub.size, np.int8), 0.0, True)
     integral = bool(np.all(sub_costs == np.round(sub_costs)))
     cutoff = start_cost - (1.0 if integral else 1e-6 * max(1.0, abs(start_cost)))
-    if solver == "scip":
-        choice, optimal = _scip(sub, sub_costs, start_cost if integral else cutoff, time_limit, seed, started)
-    elif solver == "cpsat":
-        choice, optimal = _cpsat(sub, sub_costs, integral, cutoff, time_limit, seed, started)
-    else:
+    if solver not in SUB_SOLVERS:
         raise ValueError(f"unknown sub-solver {solver!r}; valid: {', '.join(SUB_SOLVERS)}")
+    try:
+        if solver == "scip":
+            choice, optimal = _scip(sub, sub_costs, start_cost if integral else cutoff, time_limit, seed, started)
+        else:
+            choice, optimal = _cpsat(sub, sub_costs, integral, cutoff, time_limit, seed, started)
+    except _Abandoned as abandoned:
+        return Repair(sub.start.copy(), start_cost, False, abandoned.share)
     if choice is None or not _covers(sub, choice) or float(sub_costs @ choice) > start_cost:
         return Repair(sub.start.copy(), start_cost, optimal)
     return Repair(choice, float(sub_costs @ choice), optimal)
@@ -57,10 +70,12 @@ def repair(sub: Subproblem, costs: np.ndarray, *, time_limit: float, seed: int =
 _CHECK_EVERY = 1024
 
 
-def _past(time_limit: float, started: float) -> bool:
-    """Whether building the model has used up the slice (a sub-MIP of the whole of a large instance
-    takes seconds to build): the repair then gives up, keeping the incumbent's choice."""
-    return time.perf_counter() - started > time_limit
+def _check(sub: Subproblem, variables: int, rows: int, time_limit: float, started: float) -> None:
+    """Raise :class:`_Abandoned` if building the model (``variables`` added, then ``rows``) has used
+    up the slice: a sub-MIP of the whole of a large instance takes seconds to build."""
+    if time.perf_counter() - started > time_limit:
+        entries = int(sub.sub_ptr[rows]) if rows else 0
+        raise _Abandoned((variables + entries) / max(1, sub.size + int(sub.sub_ptr[-1])))
 
 
 def _left(time_limit: float, started: float) -> float:
@@ -88,13 +103,13 @@ def _scip(
     y = []
     for k, c in enumerate(costs.tolist()):
         y.append(model.addVar(vtype="B", obj=c))
-        if k % _CHECK_EVERY == 0 and _past(time_limit, started):
-            return None, False
+        if k % _CHECK_EVERY == 0:
+            _check(sub, k, 0, time_limit, started)
     ptr, idx = sub.sub_ptr, sub.sub_idx.tolist()
     for t in range(sub.rows.size):
         model.addCons(quicksum(y[k] for k in idx[ptr[t] : ptr[t + 1]]) >= 1)
-        if t % _CHECK_EVERY == 0 and _past(time_limit, started):
-            return None, False
+        if t % _CHECK_EVERY == 0:
+            _check(sub, sub.size, t, time_limit, started)
     model.setObjlimit(limit)
     model.setParam("limits/time", _left(time_limit, started))
     model.optimize()
@@ -117,13 +132,13 @@ def _cpsat(
     y = []
     for k in range(sub.size):
         y.append(model.new_bool_var(f"y{k}"))
-        if k % _CHECK_EVERY == 0 and _past(time_limit, started):
-            return None, False
+        if k % _CHECK_EVERY == 0:
+            _check(sub, k, 0, time_limit, started)
     ptr, idx = sub.sub_ptr, sub.sub_idx.tolist()
     for t in range(sub.rows.size):
         model.add_bool_or([y[k] for k in idx[ptr[t] : ptr[t + 1]]])
-        if t % _CHECK_EVERY == 0 and _past(time_limit, started):
-            return None, False
+        if t % _CHECK_EVERY == 0:
+            _check(sub, sub.size, t, time_limit, started)
     objective = cp_model.LinearExpr.weighted_sum(y, costs.astype(np.int64).tolist() if integral else costs.tolist())
     model.add(objective <= (round(cutoff) if integral else cutoff))
     model.minimize(objective)

@@ -208,3 +208,31 @@ def test_solving_with_the_shipped_model_imports_no_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_after_a_repair_whose_model_could_not_be_built_in_time_the_neighbourhoods_stay_below_half_of_what_was_built(
+    monkeypatch,
+):
+    import cosolve.methods.glns.lns as lns
+    from cosolve.methods.glns.repair import Repair
+    from tests.heuristics.setcover_cases import random_cover
+
+    real = lns.repair
+    sizes, caps = [], []
+
+    def slow_to_build(sub, costs, **kwargs):  # stands for a model too large to build in its slice
+        sizes.append(sub.size)
+        if sub.size > 300 and not caps:
+            caps.append((len(sizes), sub.size * 0.2 / 2))
+            return Repair(sub.start.copy(), float(costs[sub.free] @ sub.start), False, 0.2)
+        return real(sub, costs, **kwargs)
+
+    monkeypatch.setattr(lns, "repair", slow_to_build)
+    p = random_cover(np.random.default_rng(0), 200, 2000, 0.02)
+    options = dict(refine_share=0, refine_patience=0, refine_balance=0, repair_probation=0, size=160)
+    r = Solver("lns-random", time_limit=3, seed=0, **options).solve(p)
+    assert caps and r.stats["abandoned"] == 1 and p.evaluate(r.solution).feasible
+    abandoned_at, cap = caps[0]
+    later = sizes[abandoned_at:]
+    # the free set may pass its budget by the last row's 40 candidates and the incumbent's columns on it
+    assert len(later) > 10 and max(later) <= cap + 40 + np.diff(p.matrix.indptr).max()

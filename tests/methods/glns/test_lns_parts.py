@@ -56,7 +56,7 @@ def test_a_repair_one_unit_cheaper_than_the_start_is_found(solver):
     p = SetCover(np.array([2.0, 2.0, 3.0]), a)
     sub = Subproblem(np.arange(3), np.arange(2), np.array([0, 2, 4]), np.array([0, 2, 1, 2]), np.array([1, 1, 0], np.int8))
     out = repair(sub, p.costs, time_limit=5, solver=solver)
-    assert out.choice.tolist() == [0, 0, 1] and out.cost == 3.0 and out.optimal
+    assert out.choice.tolist() == [0, 0, 1] and out.cost == 3.0 and out.optimal and out.built == 1.0
     same = repair(Subproblem(sub.free, sub.rows, sub.sub_ptr, sub.sub_idx, np.array([0, 0, 1], np.int8)), p.costs, time_limit=5)
     assert same.optimal and same.cost == 3.0  # nothing cheaper: proven by the cutoff
 
@@ -86,6 +86,21 @@ def test_adaptive_size_grows_after_optimal_failures_and_shrinks_after_timeouts()
     for _ in range(20):
         size.update(improved=False, optimal=False)
     assert int(size) == 20
+
+
+def test_a_cap_holds_the_size_below_it_even_after_its_upper_bound_is_reset():
+    size = AdaptiveSize(100, low=20, high=1000, factor=1.25)
+    for _ in range(20):
+        size.update(improved=False, optimal=True)
+    assert int(size) == 1000
+    size.cap(300)
+    assert int(size) == 300
+    size.high = 5000  # as when a cheaper cover unfixes columns
+    for _ in range(20):
+        size.update(improved=False, optimal=True)
+    assert int(size) == 300
+    size.cap(5)
+    assert int(size) == 20  # never below low
 
 
 def planted_instance(blocks=12, width=6):
@@ -176,3 +191,4 @@ def test_a_sub_mip_whose_building_uses_up_the_slice_is_abandoned_before_the_solv
     out = repair(sub, p.costs, time_limit=1.5, solver=solver)
     assert not solved and not out.optimal
     assert out.choice.tolist() == sub.start.tolist()
+    assert 0 <= out.built < 1  # the first look at the clock, after one variable, already finds it past
