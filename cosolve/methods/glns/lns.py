@@ -146,7 +146,8 @@ class SearchState:
     """What a ranker sees: the instance arrays, the incumbent ``x`` (n,) int8, its per-row cover
     counts ``cover`` (m,) int64, the Lagrangian ``lagrangian``, the usable columns ``allowed``, the
     rows' candidate lists, ``budget``, the free-set size of the next neighbourhood, and ``pool``, the
-    search's ``POOL_SIZE`` cheapest distinct covers so far (every cover it offered to the trace)."""
+    search's cheapest distinct covers so far (of every cover it offered to the trace; None unless
+    the search was asked to keep them)."""
 
     problem: SetCover
     row_ptr: np.ndarray
@@ -163,21 +164,26 @@ class SearchState:
     pool: CoverPool | None = None
 
 
-#: How many of the cheapest distinct covers the search keeps for rankers that compare them.
+#: How many of the cheapest distinct covers the search keeps for rankers that compare them
+#: (``run_lns``'s ``pool_size``).
 POOL_SIZE = 10
 
 #: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
 Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
 
 
-def run_lns(problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSSettings, stats: LNSStats) -> Outcome:
-    """Run the search on ``problem`` until ``ctx.deadline``; fills ``stats``."""
+def run_lns(
+    problem: SetCover, ctx: SolveContext, ranker: Ranker, settings: LNSSettings, stats: LNSStats, *, pool_size: int = 0
+) -> Outcome:
+    """Run the search on ``problem`` until ``ctx.deadline``; fills ``stats``. With ``pool_size`` > 0
+    the ranker's state holds a pool of that many of the cheapest distinct covers found."""
     deadline, rng = ctx.deadline, ctx.rng
-    pool = CoverPool(POOL_SIZE)
+    pool = CoverPool(pool_size) if pool_size > 0 else None
 
     def found(y: np.ndarray, cost: float) -> None:
         ctx.trace.offer(y, cost)
-        pool.offer(y, cost)
+        if pool is not None:
+            pool.offer(y, cost)
 
     stop = lambda: deadline.stop_requested  # noqa: E731
     costs = np.ascontiguousarray(problem.costs, dtype=np.float64)

@@ -94,14 +94,16 @@ def _settings(options: dict[str, Any]) -> Any:
     return LNSSettings(**{k: options[k] for k in LNS_OPTIONS if k != "neighbourhood"})
 
 
-def _ranker(options: dict[str, Any], ranked: Any) -> Any:
-    """The ranking the ``neighbourhood`` option asks for; ``ranked``: the method's own."""
-    from cosolve.methods.glns.targeted import TARGETED_RANKERS
+def _run(problem: Problem, ctx: SolveContext, ranked: Any) -> Outcome:
+    """The LNS with the ranking the ``neighbourhood`` option asks for (``ranked``: the method's own)
+    and the pool of covers that ranking needs."""
+    from cosolve.methods.glns.lns import LNSStats, run_lns
+    from cosolve.methods.glns.targeted import POOL_SIZES, TARGETED_RANKERS
 
-    return ranked if options["neighbourhood"] == "ranked" else TARGETED_RANKERS[options["neighbourhood"]]
-
-
-def _finish(outcome: Outcome, stats: Any) -> Outcome:
+    kind = ctx.options["neighbourhood"]
+    ranker = ranked if kind == "ranked" else TARGETED_RANKERS[kind]
+    stats = LNSStats()
+    outcome = run_lns(problem, ctx, ranker, _settings(ctx.options), stats, pool_size=POOL_SIZES.get(kind, 0))
     return Outcome(outcome.termination, outcome.proven, stats.as_dict())
 
 
@@ -122,10 +124,9 @@ class RandomLNS(Method):
         super().prepare(problem)
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.methods.glns.lns import LNSStats, random_ranker, run_lns
+        from cosolve.methods.glns.lns import random_ranker
 
-        stats = LNSStats()
-        return _finish(run_lns(problem, ctx, _ranker(ctx.options, random_ranker), _settings(ctx.options), stats), stats)
+        return _run(problem, ctx, random_ranker)
 
 
 #: The shipped checkpoint folder (under ``solvers/``) of the ``glns`` policy.
@@ -206,7 +207,6 @@ class GLNS(AdjointMethod):
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.methods.glns.instability import gradient_rule, instability_ranker, learned_rule
-        from cosolve.methods.glns.lns import LNSStats, run_lns
         from cosolve.methods.glns.targeted import REGION_SEEDS
 
         o = ctx.options
@@ -219,5 +219,4 @@ class GLNS(AdjointMethod):
             rule, region=o["region"], chains=o["chains"], steps=o["steps"], noise=o["noise"], penalty=penalty,
             seed_row=REGION_SEEDS[o["region_seed"]],
         )  # fmt: skip
-        stats = LNSStats()
-        return _finish(run_lns(problem, ctx, _ranker(o, ranker), _settings(o), stats), stats)
+        return _run(problem, ctx, ranker)

@@ -23,15 +23,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosolve.methods.glns.lns import SearchState, random_ranker
+from cosolve.methods.glns.lns import POOL_SIZE, SearchState, random_ranker
+
+
+def _expensive_keys(state: SearchState, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The incumbent's columns (k,) and their Gumbel-perturbed reduced costs (k,), in units of the
+    reduced costs' standard deviation."""
+    chosen = np.flatnonzero(state.x)
+    reduced = state.lagrangian.reduced[chosen]
+    scale = float(reduced.std()) or 1.0
+    return chosen, reduced / scale + rng.gumbel(size=chosen.size)
 
 
 def expensive_ranker(state: SearchState, rng: np.random.Generator) -> np.ndarray:
     """The incumbent's columns, largest Gumbel-perturbed reduced cost first."""
-    chosen = np.flatnonzero(state.x)
-    reduced = state.lagrangian.reduced[chosen]
-    scale = float(reduced.std()) or 1.0
-    keys = reduced / scale + rng.gumbel(size=chosen.size)
+    chosen, keys = _expensive_keys(state, rng)
     return chosen[np.argsort(-keys)]
 
 
@@ -49,7 +55,8 @@ def disagreement_ranker(state: SearchState, rng: np.random.Generator) -> np.ndar
 def expensive_row(state: SearchState, rng: np.random.Generator) -> int:
     """A random row of the first column of :func:`expensive_ranker`: where ``glns``'s learned
     ranking grows its region with ``--set region_seed=expensive``."""
-    j = int(expensive_ranker(state, rng)[0])
+    chosen, keys = _expensive_keys(state, rng)
+    j = int(chosen[np.argmax(keys)])
     rows = state.col_idx[state.col_ptr[j] : state.col_ptr[j + 1]]
     return int(rows[rng.integers(rows.size)])
 
@@ -59,3 +66,6 @@ REGION_SEEDS = {"random": None, "expensive": expensive_row}
 
 #: ``neighbourhood`` option values other than "ranked" (the method's own ranking).
 TARGETED_RANKERS = {"expensive": expensive_ranker, "disagreement": disagreement_ranker}
+
+#: How many covers the search keeps in its pool for a ``neighbourhood`` value (none: no pool).
+POOL_SIZES = {"disagreement": POOL_SIZE}

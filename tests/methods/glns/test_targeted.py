@@ -58,10 +58,7 @@ def test_disagreement_ranking_starts_with_the_columns_some_but_not_all_covers_of
 
 @pytest.mark.parametrize("covers", [[[1, 0, 1, 0]], [[1, 0, 1, 0], [1, 0, 1, 0]]])
 def test_disagreement_ranking_is_random_while_the_pool_has_nothing_to_disagree_on(covers):
-    pool = CoverPool(10)
-    for cover in covers:
-        pool.offer(np.array(cover, np.int8), 1.0)
-    state = SimpleNamespace(x=np.array([1, 0, 1, 0], np.int8), pool=pool)
+    state = SimpleNamespace(x=np.array([1, 0, 1, 0], np.int8), pool=pool_of(covers))
     ranking = disagreement_ranker(state, np.random.default_rng(0))
     assert sorted(ranking.tolist()) == [0, 1, 2, 3]
 
