@@ -97,6 +97,7 @@ class LNSSettings:
     refine_adapt: bool = False
     refine_fresh: bool = False
     repair_probation: float = 0.1
+    probation_since: str = "start"
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
@@ -318,6 +319,7 @@ def run_lns(
     stalled = 0  # repairs in a row without a cheaper cover
     stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
     probation = settings.repair_probation * min(budget, 1e9)  # repair seconds allowed without a cheaper cover
+    dry_repair_time = 0.0  # repair seconds since the probation's count started
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
@@ -343,6 +345,7 @@ def run_lns(
         stats.free_columns += (free.size - stats.free_columns) / stats.iterations
         stats.optimal += fixed.optimal
         improved = fixed.cost < float(costs[free] @ sub.start) - 1e-9
+        dry_repair_time = 0.0 if improved and settings.probation_since == "gain" else dry_repair_time + t2 - t1
         if improved:
             stats.improved += 1
             repairs_paid = True
@@ -363,7 +366,7 @@ def run_lns(
             stalled_since = deadline.elapsed()
         waited = deadline.elapsed() - stalled_since
         balanced = balance > 0 and stalled > 0 and waited >= balance * refine_seconds
-        failed_probation = 0 < probation <= stats.repair_time and stats.improved == 0
+        failed_probation = 0 < probation <= dry_repair_time and (stats.improved == 0 or settings.probation_since == "gain")
         if failed_probation and math.isnan(stats.probation_failed_at):
             stats.probation_failed_at = deadline.elapsed()
         due = (failed_probation and stalled > 0) or 0 < settings.refine_patience <= stalled or balanced

@@ -71,6 +71,13 @@ LNS_OPTIONS: dict[str, Option] = {
         minimum=0,
         maximum=1,
     ),
+    "probation_since": Option(
+        str,
+        "start",
+        "what the repairs' probation counts from: start (the loop's start; one cheaper cover ends the probation) or "
+        "gain (the repairs' last cheaper cover: a stretch of repairs without one as long as the probation fails it)",
+        choices=("start", "gain"),
+    ),
     "local_search": Option(
         str,
         "rwls",
