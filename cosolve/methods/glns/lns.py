@@ -72,8 +72,9 @@ class LNSSettings:
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
     (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
-    take without finding a cheaper cover; past it, one local search (a refinement that does not
-    stop on stalled cycles) takes the rest of the budget (0: no probation; default 0.1, measured
+    take without finding a cheaper cover (counted from the loop's start, or with ``probation_since``
+    "gain" from the repairs' last cheaper cover: :class:`RepairProbation`); past it, one local search
+    takes the rest of the budget (0: no probation; default 0.1, measured
     with the refinement: at 60 s, on the suites where
     it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
@@ -140,6 +141,31 @@ class LNSStats:
         out.update({f"refine_{k}": v for k, v in refine_stats.items()})
         out["improved_share"] = self.improved / self.iterations if self.iterations else 0.0
         return out
+
+
+@dataclass
+class RepairProbation:
+    """The repairs' probation: failed once the repairs have taken ``seconds`` of solve time without
+    a cheaper cover (0: never). ``since`` says what the count starts from: "start" (the loop's
+    start; a single cheaper cover ends the probation for good) or "gain" (the repairs' last cheaper
+    cover, so any stretch of failed repairs that long fails it)."""
+
+    seconds: float
+    since: str = "start"
+    dry: float = 0.0  # repair seconds counted so far
+    paid: bool = False  # whether a repair found a cheaper cover since the count started
+
+    def record(self, seconds: float, improved: bool) -> None:
+        """Count one repair of ``seconds`` that ``improved`` the cover or not."""
+        if improved and self.since == "gain":
+            self.dry, self.paid = 0.0, False
+            return
+        self.dry += seconds
+        self.paid = self.paid or improved
+
+    @property
+    def failed(self) -> bool:
+        return 0 < self.seconds <= self.dry and not self.paid
 
 
 @dataclass
@@ -318,8 +344,7 @@ def run_lns(
     repairs_paid = False  # whether a repair found a cheaper cover since the last refinement
     stalled = 0  # repairs in a row without a cheaper cover
     stalled_since = deadline.elapsed()  # when the last cheaper cover or refinement came
-    probation = settings.repair_probation * min(budget, 1e9)  # repair seconds allowed without a cheaper cover
-    dry_repair_time = 0.0  # repair seconds since the probation's count started
+    probation = RepairProbation(settings.repair_probation * min(budget, 1e9), settings.probation_since)
     while not stop() and deadline.remaining() > rank_seconds:  # a ranking must leave time to repair
         t0 = deadline.elapsed()
         state.budget = int(size)
@@ -345,7 +370,7 @@ def run_lns(
         stats.free_columns += (free.size - stats.free_columns) / stats.iterations
         stats.optimal += fixed.optimal
         improved = fixed.cost < float(costs[free] @ sub.start) - 1e-9
-        dry_repair_time = 0.0 if improved and settings.probation_since == "gain" else dry_repair_time + t2 - t1
+        probation.record(t2 - t1, improved)
         if improved:
             stats.improved += 1
             repairs_paid = True
@@ -366,7 +391,7 @@ def run_lns(
             stalled_since = deadline.elapsed()
         waited = deadline.elapsed() - stalled_since
         balanced = balance > 0 and stalled > 0 and waited >= balance * refine_seconds
-        failed_probation = 0 < probation <= dry_repair_time and (stats.improved == 0 or settings.probation_since == "gain")
+        failed_probation = probation.failed
         if failed_probation and math.isnan(stats.probation_failed_at):
             stats.probation_failed_at = deadline.elapsed()
         due = (failed_probation and stalled > 0) or 0 < settings.refine_patience <= stalled or balanced

@@ -67,7 +67,7 @@ LNS_OPTIONS: dict[str, Option] = {
     "repair_probation": Option(
         float,
         0.1,
-        "share of the budget the repairs may take without a cheaper cover; past it one refinement takes the rest (0: off)",
+        "share of the budget the repairs may take without a cheaper cover; past it the local search takes the rest (0: off)",
         minimum=0,
         maximum=1,
     ),

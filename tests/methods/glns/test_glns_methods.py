@@ -130,6 +130,8 @@ def test_repairs_that_never_improve_lose_the_budget_to_the_refinement_after_thei
     cft = Solver("lns-random", repair_probation=0.05, local_search="refine", **quiet).solve(p)
     assert cft.stats["rwls_time"] == 0 and cft.stats["refine_restarts"] >= 1
     assert cft.stats["refine_rounds"] > r.stats["refine_rounds"]  # the rest went to CFT's refinement
+    gain = Solver("lns-random", repair_probation=0.05, probation_since="gain", **quiet).solve(p)
+    assert gain.stats["improved"] == 0 and 0 < gain.stats["probation_failed_at"] <= 2.0  # no cheaper cover: as above
     off = Solver("lns-random", repair_probation=0, **quiet).solve(p)  # no probation
     assert off.stats["refine_restarts"] == 0 and np.isnan(off.stats["probation_failed_at"])
 

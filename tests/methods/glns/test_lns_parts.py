@@ -103,6 +103,28 @@ def test_a_cap_holds_the_size_below_it_even_after_its_upper_bound_is_reset():
     assert int(size) == 20  # never below low
 
 
+@pytest.mark.parametrize("since", ["start", "gain"])
+def test_the_probation_fails_after_its_seconds_of_repairs_without_a_cheaper_cover(since):
+    from cosolve.methods.glns.lns import RepairProbation
+
+    probation = RepairProbation(1.0, since)
+    probation.record(0.6, improved=False)
+    assert not probation.failed
+    probation.record(0.5, improved=False)
+    assert probation.failed
+    assert not RepairProbation(0.0, since).failed  # 0: no probation
+    early = RepairProbation(1.0, since)
+    early.record(0.2, improved=True)  # a cheaper cover early on ...
+    for _ in range(10):
+        early.record(0.3, improved=False)  # ... then 3 s of repairs without one
+    assert early.failed == (since == "gain")  # counted from the start, one cheaper cover ends it for good
+    renewed = RepairProbation(1.0, "gain")
+    renewed.record(0.9, improved=False)
+    renewed.record(0.1, improved=True)
+    renewed.record(0.9, improved=False)
+    assert not renewed.failed  # the count restarted at the cheaper cover
+
+
 def planted_instance(blocks=12, width=6):
     """Blocks of ``width`` rows. Per block: one column covering it (cost 1, in the incumbent) and
     two alternatives (cost 3). In the planted block the incumbent instead uses two half columns
