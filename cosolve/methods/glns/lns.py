@@ -99,6 +99,7 @@ class LNSSettings:
     refine_fresh: bool = False
     repair_probation: float = 0.1
     probation_since: str = "start"
+    rest_restarts: bool = False
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
@@ -133,6 +134,7 @@ class LNSStats:
     probation_failed_at: float = math.nan
     rwls_time: float = 0.0
     abandoned: int = 0
+    rest_restarts: int = 0
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -272,13 +274,14 @@ def run_lns(
         found(y, float(costs @ y))
         return y
 
-    def rwls_searched(x: np.ndarray, rest: bool) -> np.ndarray:
+    def rwls_searched(x: np.ndarray, rest: bool, *, until_stall: bool = False) -> np.ndarray:
         """The cover ``x`` after the row-weighting local search on a core: until the deadline with
-        ``rest``, else for at most ``refine_share`` of the time left and until it has gone as long
-        without a cheaper cover as it took to find its last one (at least a second)."""
+        ``rest``, else until it has gone as long without a cheaper cover as it took to find its
+        last one (at least a second) and, unless ``until_stall``, for at most ``refine_share`` of
+        the time left."""
         nonlocal refine_seconds
         started = deadline.elapsed()
-        limit = math.inf if rest else started + settings.refine_share * min(deadline.remaining(), 1e9)
+        limit = math.inf if rest or until_stall else started + settings.refine_share * min(deadline.remaining(), 1e9)
         last = started
 
         def improved(y: np.ndarray, cost: float) -> None:
@@ -298,6 +301,23 @@ def run_lns(
         stats.rwls_time += refine_seconds
         return y if float(costs @ y) < float(costs @ x) - 1e-9 else x
 
+    def restarted(x: np.ndarray) -> np.ndarray:
+        """The rest of the budget from the cover ``x``: the row-weighting search until it stalls,
+        then a fresh refinement of the Lagrangian heuristic's cover (new random draws) as its next
+        start, and so on until the deadline. Returns the cheapest cover seen (``x`` or cheaper)."""
+        best, start = x, x
+        while True:
+            y = rwls_searched(start, rest=False, until_stall=True)
+            if float(costs @ y) < float(costs @ best) - 1e-9:
+                best = y
+            if stop() or deadline.remaining() <= 0:
+                return best
+            stats.rest_restarts += 1
+            start = refined(heuristic_cover, settings.refine_cycles)
+            if float(costs @ start) < float(costs @ best) - 1e-9:
+                best = start
+
+    heuristic_cover = x
     if settings.refine_share > 0:
         x = refined(x, settings.refine_cycles)
         upper = float(costs @ x)
@@ -401,7 +421,9 @@ def run_lns(
                 stats.refine_balance = balance
             stalled, repairs_paid = 0, False
             stats.refine_restarts += 1
-            if settings.local_search == "rwls":
+            if settings.local_search == "rwls" and failed_probation and settings.rest_restarts:
+                y = restarted(state.x)
+            elif settings.local_search == "rwls":
                 y = rwls_searched(state.x, rest=failed_probation)
             else:
                 y = refined(state.x, 1, rest=failed_probation)

@@ -78,6 +78,12 @@ LNS_OPTIONS: dict[str, Option] = {
         "gain (the repairs' last cheaper cover: a stretch of repairs without one as long as the probation fails it)",
         choices=("start", "gain"),
     ),
+    "rest_restarts": Option(
+        bool,
+        False,
+        "after a failed probation, the local search runs until it stalls and then restarts from a fresh "
+        "refinement of the Lagrangian heuristic's cover, until the deadline (false: one local search to the deadline)",
+    ),
     "local_search": Option(
         str,
         "rwls",

@@ -132,6 +132,9 @@ def test_repairs_that_never_improve_lose_the_budget_to_the_refinement_after_thei
     assert cft.stats["refine_rounds"] > r.stats["refine_rounds"]  # the rest went to CFT's refinement
     gain = Solver("lns-random", repair_probation=0.05, probation_since="gain", **quiet).solve(p)
     assert gain.stats["improved"] == 0 and 0 < gain.stats["probation_failed_at"] <= 2.0  # no cheaper cover: as above
+    restarts = Solver("lns-random", repair_probation=0.05, rest_restarts=True, **quiet).solve(p)
+    assert restarts.stats["rest_restarts"] >= 1  # the local search stalled and a fresh refinement restarted it
+    assert np.all(p.matrix @ restarts.solution >= 1) and restarts.objective <= restarts.stats["refined_objective"]
     off = Solver("lns-random", repair_probation=0, **quiet).solve(p)  # no probation
     assert off.stats["refine_restarts"] == 0 and np.isnan(off.stats["probation_failed_at"])
 
