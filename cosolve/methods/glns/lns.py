@@ -18,9 +18,9 @@
    times the last local search's seconds, a local search runs from the incumbent: the row-weighting
    local search on a core (:mod:`cosolve.heuristics.setcover_rwls`; ``local_search="refine"``: one
    more CFT refinement, a cycle without a cheaper cover ending it). With ``repair_probation`` > 0,
-   once the repairs have taken that share of the loop's budget without ever finding a cheaper cover
-   (on OR-Library-like and scattered rail-like instances none ever does), one local search takes
-   the rest of the budget.
+   once the repairs have taken that share of the loop's budget without finding a cheaper cover
+   (since their last one; on OR-Library-like and scattered rail-like instances none ever does),
+   one local search takes the rest of the budget.
 
 The incumbent is offered to the trace after every improvement, so the best cover is returned at
 the deadline. A repair whose free set holds every usable column and is solved to optimality
@@ -72,9 +72,11 @@ class LNSSettings:
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
     (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
-    take without finding a cheaper cover (counted from the loop's start, or with ``probation_since``
-    "gain" from the repairs' last cheaper cover: :class:`RepairProbation`); past it, one local search
-    takes the rest of the budget (0: no probation; default 0.1, measured
+    take without finding a cheaper cover (``probation_since``: counted from the repairs' last
+    cheaper cover, "gain", the default since 2026-12-05, bench/results/setcover-probation-gain; or
+    from the loop's start, "start": :class:`RepairProbation`); past it, one local search takes the
+    rest of the budget (``rest_restarts``: restarted from a fresh refinement each time it stalls)
+    (0: no probation; default 0.1, measured
     with the refinement: at 60 s, on the suites where
     it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
@@ -98,7 +100,7 @@ class LNSSettings:
     refine_adapt: bool = False
     refine_fresh: bool = False
     repair_probation: float = 0.1
-    probation_since: str = "start"
+    probation_since: str = "gain"
     rest_restarts: bool = False
     refine_pool: int = 0
     local_search: str = "rwls"
@@ -153,7 +155,7 @@ class RepairProbation:
     cover, so any stretch of failed repairs that long fails it)."""
 
     seconds: float
-    since: str = "start"
+    since: str = "gain"
     dry: float = 0.0  # repair seconds counted so far
     paid: bool = False  # whether a repair found a cheaper cover since the count started
 

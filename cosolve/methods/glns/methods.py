@@ -73,9 +73,9 @@ LNS_OPTIONS: dict[str, Option] = {
     ),
     "probation_since": Option(
         str,
-        "start",
-        "what the repairs' probation counts from: start (the loop's start; one cheaper cover ends the probation) or "
-        "gain (the repairs' last cheaper cover: a stretch of repairs without one as long as the probation fails it)",
+        "gain",
+        "what the repairs' probation counts from: gain (the repairs' last cheaper cover: a stretch of repairs "
+        "without one as long as the probation fails it) or start (the loop's start; one cheaper cover ends it)",
         choices=("start", "gain"),
     ),
     "rest_restarts": Option(
