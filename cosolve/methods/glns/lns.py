@@ -118,8 +118,9 @@ class LNSStats:
     the greedy start, of the Lagrangian heuristic and of the refinement, the Lagrangian bound,
     ``refine_restarts`` (refinements the loop ran after ``refine_patience`` failed repairs),
     ``refine_balance`` (the balance when the search ended), ``probation_failed_at`` (seconds into the
-    solve when the repairs' probation ended without a cheaper cover; nan if it did not) and the
-    refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
+    solve when the repairs' probation ended without a cheaper cover; nan if it did not),
+    ``rest_restarts`` (fresh refinements that restarted the local search after the probation, with
+    the ``rest_restarts`` setting) and the refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
