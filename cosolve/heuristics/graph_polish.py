@@ -340,7 +340,7 @@ def cut_tabu(
         else:
             heap_fix(held, held_pos, key, nh, v)
         for p in range(indptr[v], indptr[v + 1]):
-            u = indices[p]
+            u = np.int64(indices[p])  # one heap_fix signature for int32 and int64 indices
             gain[u] += 2.0 * weights[p] if x[u] == x[v] else -2.0 * weights[p]
             key[u] = gain[u] + tie * np.random.random()
             if free_pos[u] >= 0:

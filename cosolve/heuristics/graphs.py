@@ -102,7 +102,7 @@ def min_degree_mis_kernel(indptr: np.ndarray, indices: np.ndarray, first: np.nda
     alive = np.ones(n, np.int8)
     x = np.zeros(n, np.int8)
     remaining = n
-    dmin = 0
+    dmin = np.int64(0)  # not the literal 0, which would compile _take a second time
     for v in first:
         if alive[v]:
             removed, dmin = _take(v, indptr, indices, deg, head, nxt, prv, alive, x, dmin)
@@ -225,7 +225,7 @@ def maxcut_one_flip_kernel(
         gain[v] = -gain[v]
         heap_fix(heap, pos, gain, n, v)
         for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
+            u = np.int64(indices[k])  # one heap_fix signature for int32 and int64 indices
             gain[u] += 2.0 * weights[k] if x[u] == x[v] else -2.0 * weights[k]
             heap_fix(heap, pos, gain, n, u)
         moves += 1

@@ -72,7 +72,7 @@ def heap_remove(heap: np.ndarray, pos: np.ndarray, key: np.ndarray, size: int, v
 def heap_build(heap: np.ndarray, pos: np.ndarray, key: np.ndarray, nodes: np.ndarray) -> int:
     """Fill the heap with ``nodes`` (every other pos set to -1); returns the size."""
     pos[:] = -1
-    size = 0
+    size = np.int64(0)  # not the literal 0, which would compile heap_push a second time
     for v in nodes:
         size = heap_push(heap, pos, key, size, v)
     return size

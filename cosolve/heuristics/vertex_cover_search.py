@@ -142,7 +142,7 @@ def vertex_cover_search(
                 improved = True
             if state[_SIZE] == 0:
                 break
-            u = _highest_in_cover(dscore, stamp, clist, state[_SIZE], -1)
+            u = _highest_in_cover(dscore, stamp, clist, state[_SIZE], np.int64(-1))  # not a second signature
             _toggle(u, indptr, indices, edge_of, in_c, dscore, w, uncov, upos, clist, cpos, state)
             conf[u] = 0
             stamp[u] = step
