@@ -75,13 +75,14 @@ class LNSSettings:
     take without finding a cheaper cover (``probation_since``: counted from the repairs' last
     cheaper cover, "gain", the default since 2026-12-05, bench/results/setcover-probation-gain; or
     from the loop's start, "start": :class:`RepairProbation`); past it, one local search takes the
-    rest of the budget (``rest_restarts``: restarted from a fresh refinement each time it stalls)
-    (0: no probation; default 0.1, measured
+    rest of the budget, or with ``rest_restarts`` a local search restarted from a fresh refinement
+    each time it stalls (off: measured worse, bench/results/setcover-probation-gain). 0: no
+    probation; default 0.1, measured
     with the refinement: at 60 s, on the suites where
     it fails (orlib-nr, rail-scattered, 200k), better than none on 6 of 32 (instance, seed) pairs
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
     refinement eight times as long after each repair, measured level with none,
-    bench/results/setcover-glns-probation);
+    bench/results/setcover-glns-probation;
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
