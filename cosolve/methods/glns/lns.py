@@ -432,6 +432,9 @@ def run_lns(
             else:
                 y = refined(state.x, 1, rest=failed_probation)
             stalled_since = deadline.elapsed()
+            if y is not state.x and deadline.remaining() <= 0:  # the search offered y as it found it
+                proven = float(costs @ y) <= bound + 1e-9
+                return Outcome(Termination.COMPLETED, Status.OPTIMAL) if proven else Outcome(Termination.TIME_LIMIT)
             if y is not state.x and adopt(y):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)
