@@ -344,13 +344,18 @@ def run_lns(
 
     candidate_seconds = 0.0  # how long the candidate lists took to build
 
-    def adopt(x: np.ndarray) -> bool:
-        """Make the cheaper cover ``x`` the incumbent; whether the bound proves it optimal."""
+    def adopt(x: np.ndarray, *, offered: bool = False) -> bool:
+        """Make the cheaper cover ``x`` the incumbent (offering it to the trace unless the search
+        that found it already ``offered`` it); whether the bound proves it optimal. Past the
+        deadline no search follows, so the incumbent's state is left as it is."""
         nonlocal allowed, cand_ptr, cand_idx, usable, candidate_seconds
         upper = float(costs @ x)
-        found(x, upper)
+        if not offered:
+            found(x, upper)
         if upper <= bound + 1e-9:
             return True
+        if deadline.remaining() <= 0:
+            return False
         state.x, state.cover = x, np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
         if deadline.remaining() > 2 * candidate_seconds:  # else keep the lists: less fixed, still valid
             t3 = deadline.elapsed()
@@ -432,10 +437,7 @@ def run_lns(
             else:
                 y = refined(state.x, 1, rest=failed_probation)
             stalled_since = deadline.elapsed()
-            if y is not state.x and deadline.remaining() <= 0:  # the search offered y as it found it
-                proven = float(costs @ y) <= bound + 1e-9
-                return Outcome(Termination.COMPLETED, Status.OPTIMAL) if proven else Outcome(Termination.TIME_LIMIT)
-            if y is not state.x and adopt(y):
+            if y is not state.x and adopt(y, offered=True):
                 return Outcome(Termination.COMPLETED, Status.OPTIMAL)
     return Outcome(Termination.TIME_LIMIT)
 
