@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
+from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.sparse_index import index_arrays
 
 
@@ -161,7 +162,7 @@ def independent_set_start(indptr, indices, in_s, tight, owner, count, age, best,
     _is_descend(indptr, indices, in_s, tight, owner, count, age, 0, log, nlog, stack, sp_, instack, ones, mark, cands)
     state[0] = count[0]
     state[1] = state[0]
-    best[:] = in_s
+    copy_into(best, in_s)
 
 
 @njit(cache=True)
@@ -225,7 +226,7 @@ def independent_set_ils(
         new = count[0]
         if new > state[1]:
             state[1] = new
-            best[:] = in_s
+            copy_into(best, in_s)
             improved = True
         accept = True
         if new < size and nlog <= log.size:
@@ -279,7 +280,7 @@ def cut_tabu_start(indptr, indices, weights, x, gain, key, tie, free, free_pos, 
     istate[2] = 0
     fstate[0] = cut
     fstate[1] = cut
-    best[:] = x
+    copy_into(best, x)
     istate[3] = istate[0]
     istate[4] = 0
     istate[5] = 0
@@ -328,7 +329,7 @@ def cut_tabu(
             break
         g = gain[v]
         if g <= eps and dirty:
-            best[:] = x
+            copy_into(best, x)
             dirty = 0
         x[v] = 1 - x[v]
         cut += g
@@ -358,9 +359,9 @@ def cut_tabu(
             improved = True
         elif it - last > patience:  # restart from the best cut, perturbed
             if dirty:
-                best[:] = x
+                copy_into(best, x)
                 dirty = 0
-            x[:] = best
+            copy_into(x, best)
             lo = max(1, n // 100)
             hi = max(lo + 1, n // 20)
             for _f in range(np.random.randint(lo, hi + 1)):
@@ -377,7 +378,7 @@ def cut_tabu(
             last = it
             tenure = np.random.randint(tenures[0], tenures[1] + 1)
     if dirty:
-        best[:] = x
+        copy_into(best, x)
         dirty = 0
     istate[0], istate[1], istate[2], istate[3], istate[4], istate[5], istate[6] = it, nf, nh, last, dirty, head, qlen
     istate[7] = tenure
@@ -453,7 +454,7 @@ def dominating_set_start(indptr, indices, in_d, covered, weight, conf, age, undo
             _ds_toggle(v, indptr, indices, in_d, covered, conf, age, 0, undom, upos, dlist, dpos, istate)
     istate[3] = istate[2]
     istate[4] = -1
-    best[:] = in_d
+    copy_into(best, in_d)
 
 
 @njit(cache=True)
@@ -466,7 +467,7 @@ def dominating_set_swaps(indptr, indices, in_d, covered, weight, conf, age, undo
         if istate[1] == 0:
             if istate[2] < istate[3]:
                 istate[3] = istate[2]
-                best[:] = in_d
+                copy_into(best, in_d)
                 improved = True
             if istate[2] <= 1:
                 break

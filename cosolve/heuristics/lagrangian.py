@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.setcover import heap_pop_root, heap_sift_down, heapify, smallest_k
 from cosolve.heuristics.sparse_index import index_arrays
 
@@ -97,7 +98,7 @@ def subgradient_kernel(
                     s[col_idx[p]] -= 1.0
         if total - state[1] > 1e-9 * max(1.0, abs(total)):
             state[1] = total
-            best_u[:] = u
+            copy_into(best_u, u)
             state[2] = 0.0
         else:
             state[2] += 1.0

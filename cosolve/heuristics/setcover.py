@@ -104,7 +104,8 @@ def smallest_k(keys: np.ndarray, ids: np.ndarray, k: int, out: np.ndarray) -> in
                 pos = c
             heap_keys[pos] = key
             heap_ids[pos] = ids[t]
-    out[:size] = heap_ids[:size]
+    for t in range(size):  # a loop, not a slice assignment (see cosolve.heuristics.kernel_arrays)
+        out[t] = heap_ids[t]
     return size
 
 

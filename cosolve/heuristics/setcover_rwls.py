@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from cosolve.heuristics.cft import Residual, usable_columns
+from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.lagrangian import LagrangianBound
 from cosolve.heuristics.sparse_index import index_arrays
 
@@ -147,7 +148,7 @@ def rwls_kernel(
         while uncovered[0] == 0:
             if current < best - 1e-9:
                 best = current
-                best_x[:] = x
+                copy_into(best_x, x)
                 state[3] = 1
             t = _best_of(selected[:n_sel], costs, score, stamp, None, -1)
             j = _drop_at(
@@ -185,7 +186,7 @@ def rwls_kernel(
                 score[row_idx[q]] += 1.0
     if uncovered[0] == 0 and current < best - 1e-9:
         best = current
-        best_x[:] = x
+        copy_into(best_x, x)
         state[3] = 1
     state[1] = tabu
     state[2] = n_sel

@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.tsp import _reverse_path, tour_length_kernel
 from cosolve.problems.tsp_distances import distance
 
@@ -299,9 +300,9 @@ def ils_kernel(
             if new < length:
                 improvements += 1
             length = new
-            best[:] = tour
+            copy_into(best, tour)
         else:
-            tour[:] = best
+            copy_into(tour, best)
             for k in range(n):
                 pos[tour[k]] = k
     return length, improvements

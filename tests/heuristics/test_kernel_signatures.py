@@ -1,14 +1,17 @@
-"""The graph kernels' helpers compile once per solve: a literal argument (``0``, ``-1``) or an int32
-node index where int64 ones also arrive makes numba compile a helper a second time, which a first
-solve after installing (an empty numba cache) pays for in its set-up."""
+"""What a first solve after installing (an empty numba cache) compiles in its set-up: the graph
+kernels' helpers once each (a literal argument, ``0`` or ``-1``, or an int32 node index where int64
+ones also arrive makes numba compile a helper a second time), and no kernel assigns an array to a
+slice (numba then compiles a shape-error message formatter, about 1.5 s)."""
 
+import ast
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-GRAPH = Path(__file__).resolve().parents[2] / "instances" / "graphs" / "ba100_m3_s3.col"
+ROOT = Path(__file__).resolve().parents[2]
+GRAPH = ROOT / "instances" / "graphs" / "ba100_m3_s3.col"
 
 _SOLVE_AND_COUNT = """
 import json
@@ -29,3 +32,34 @@ def test_each_helper_of_the_mis_and_maxcut_kernels_compiles_one_signature(tmp_pa
     )  # fmt: skip
     counts = json.loads(out.stdout.strip().splitlines()[-1])
     assert counts == {"_take": 1, "heap_fix": 1, "heap_push": 1, "_highest_in_cover": 1}
+
+
+def _slice_assignments_from_arrays(source: str) -> list[str]:
+    """``a[i:j] = b`` statements (b not a constant) inside the ``@njit`` functions of ``source``."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef) or not any("njit" in ast.unparse(d) for d in fn.decorator_list):
+            continue
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Assign) or isinstance(node.value, ast.Constant):
+                continue
+            if isinstance(node.value, ast.UnaryOp) and isinstance(node.value.operand, ast.Constant):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and any(isinstance(s, ast.Slice) for s in ast.walk(target.slice)):
+                    found.append(f"{fn.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_scan_finds_a_slice_assigned_from_an_array_but_not_from_a_constant():
+    source = "@njit(cache=True)\ndef f(a, b):\n    a[:] = 0\n    a[:] = -1\n    a[1:3] = b[:2]\n"
+    assert _slice_assignments_from_arrays(source) == ["f:5: a[1:3] = b[:2]"]
+
+
+def test_no_kernel_assigns_an_array_to_a_slice():
+    found = {
+        str(path.relative_to(ROOT)): hits
+        for path in sorted((ROOT / "cosolve").rglob("*.py"))
+        if (hits := _slice_assignments_from_arrays(path.read_text()))
+    }
+    assert found == {}, "use cosolve.heuristics.kernel_arrays.copy_into or a loop"

@@ -42,7 +42,8 @@ def candidate_lists(
                 vals[count] = reduced[j]
                 count += 1
         taken = smallest_k(vals[:count], cols[:count], per_row, out)
-        chosen[cand_ptr[i] : cand_ptr[i] + taken] = out[:taken]
+        for t in range(taken):  # a loop, not a slice assignment (see cosolve.heuristics.kernel_arrays)
+            chosen[cand_ptr[i] + t] = out[t]
         cand_ptr[i + 1] = cand_ptr[i] + taken
     cand_idx = chosen[: cand_ptr[m]].copy()
     return cand_ptr, cand_idx
