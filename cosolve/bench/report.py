@@ -23,7 +23,7 @@ from cosolve.errors import UsageError
 CSV_COLUMNS = [
     "instance_set", "instance", "problem", "label", "method", "options", "budget", "seed", "threads", "status",
     "result_status", "termination", "objective", "bound", "reference", "reference_source", "primal_gap",
-    "primal_integral", "time", "wall", "read_time", "setup_time", "host", "error",
+    "primal_integral", "time", "wall", "read_time", "setup_time", "solve_compile_time", "host", "error",
 ]  # fmt: skip
 
 

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     status TEXT,            -- done | killed | failed
     result_status TEXT, termination TEXT, sense TEXT,
     objective REAL, bound REAL, time REAL, wall REAL, read_time REAL, setup_time REAL,
+    solve_compile_time REAL, -- seconds numba compiled kernels inside the solve's budget (a cold cache)
     trace TEXT,             -- JSON list of [time, objective, bound]
     stats TEXT,             -- JSON object: the method's own counters (Result.stats)
     extras TEXT,            -- JSON object: the problem kind's report values (e.g. a jigsaw's pieces in place)
@@ -59,7 +60,10 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(jobs)")}
-        added = (("setup_time", "REAL"), ("stats", "TEXT"), ("options_used", "TEXT"), ("extras", "TEXT"))
+        added = (
+            ("setup_time", "REAL"), ("stats", "TEXT"), ("options_used", "TEXT"), ("extras", "TEXT"),
+            ("solve_compile_time", "REAL"),
+        )  # fmt: skip
         for column, kind in added:  # folders written before they existed
             if column not in columns:
                 with self.db:
@@ -117,6 +121,7 @@ class Store:
             "wall": outcome.get("wall"),
             "read_time": outcome.get("read_time"),
             "setup_time": r.get("setup_time", outcome.get("setup_time")),  # set up before a kill: from the ready event
+            "solve_compile_time": r.get("solve_compile_time"),
             "trace": json.dumps(trace),
             "stats": json.dumps(r.get("stats") or {}),
             "extras": json.dumps(r.get("extras") or {}),

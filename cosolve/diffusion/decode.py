@@ -14,8 +14,8 @@ Each takes the chains' sampled states (K, N) 0/1 too, or None; only the MIS deco
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.problems.graphs import GraphProblem
 

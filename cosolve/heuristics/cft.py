@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.lagrangian import (
     LagrangianBound,
     core_kernel,

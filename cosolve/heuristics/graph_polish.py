@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
 from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.sparse_index import index_arrays

@@ -9,7 +9,8 @@ O(log size).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cosolve.core.numba_compile import njit
 
 
 @njit(cache=True, inline="always")

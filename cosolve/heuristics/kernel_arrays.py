@@ -8,7 +8,8 @@ a cold cache; :func:`copy_into` is the plain loop.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cosolve.core.numba_compile import njit
 
 
 @njit(cache=True)

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.setcover import heap_pop_root, heap_sift_down, heapify, smallest_k
 from cosolve.heuristics.sparse_index import index_arrays

@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.errors import InputError
 from cosolve.heuristics.sparse_index import index_arrays
 

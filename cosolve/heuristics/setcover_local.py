@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.sparse_index import index_arrays
 
 

@@ -33,8 +33,8 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.cft import Residual, usable_columns
 from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.lagrangian import LagrangianBound

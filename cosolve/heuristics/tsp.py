@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.problems.tsp_distances import EUC_2D, PLANAR, distance, distance_rows_kernel
 
 NEIGHBOR_LIST_MIN_CITIES = 1000  # from this size on, nearest neighbour and 2-opt use candidate lists first

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.kernel_arrays import copy_into
 from cosolve.heuristics.tsp import _reverse_path, tour_length_kernel
 from cosolve.problems.tsp_distances import distance

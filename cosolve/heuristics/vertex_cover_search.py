@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.graph_polish import GraphLocalSearch, seed_numba_random
 
 #: mean edge weight (per node) at which the weights are scaled down, and the scale (the paper's values)

@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from cosolve.core.numba_compile import njit
 
 EUC_2D, CEIL_2D, ATT, GEO, EXPLICIT = 0, 1, 2, 3, 4
 #: EDGE_WEIGHT_TYPE name -> metric code.

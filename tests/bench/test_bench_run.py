@@ -63,6 +63,8 @@ def test_two_worker_run_records_every_job_and_writes_reports(tmp_path):
     assert {j["label"] for j in jobs} == {"greedy", "scip"}
     for j in jobs:
         assert j["objective"] is not None and json.loads(j["trace"]) and json.loads(j["options_used"]) is not None
+        assert j["solve_compile_time"] >= 0.0  # numba compiling inside the budget (its kernels: in the set-up)
+    assert [j["solve_compile_time"] for j in jobs if j["label"] == "scip"] == [0.0, 0.0]  # no numba at all
     runs = sqlite3.connect(out / "results.sqlite").execute("SELECT workers FROM runs").fetchall()
     assert runs == [(2,)]
     csv_lines = (out / "results.csv").read_text().strip().splitlines()

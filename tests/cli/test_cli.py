@@ -1,6 +1,7 @@
 """The command line as a user meets it: exit codes, one-line errors, valid JSON."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,9 +15,9 @@ SCP41 = ROOT / "instances" / "setcover" / "scp41.txt"
 EIL51 = ROOT / "instances" / "tsplib" / "eil51.tsp"
 
 
-def cosolve(*args, cwd=None):
+def cosolve(*args, cwd=None, env=None):
     return subprocess.run(
-        [sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "cosolve", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120, env=env
     )
 
 
@@ -30,6 +31,20 @@ def test_solve_json_is_one_valid_object():
         assert key in data
     assert data["status"] == "feasible" and data["method"] == "greedy" and data["instance"] == "scp41"
     assert 429 <= data["objective"] <= 1.15 * 429
+
+
+def test_solve_reports_the_seconds_numba_compiled_which_a_warm_cache_saves(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # empty: the greedy's kernel compiles in the first run
+    graph = ROOT / "instances" / "graphs" / "er50_p0.1_s1.col"
+    args = ("solve", graph, "--problem", "mis", "--method", "greedy", "--time", "5")
+    first, second = (json.loads(cosolve(*args, "--json", env=env).stdout) for _ in range(2))
+    assert first["compile_time"] > 0.05 and first["time"] >= first["compile_time"]
+    assert second["compile_time"] == 0.0 and second["objective"] == first["objective"]
+    assert "compiled" not in cosolve(*args, env=env).stdout  # the summary mentions it only when it happened
+    cold = cosolve(*args, env={**env, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}).stdout
+    assert re.search(r"^time .*numba compiled kernels for \d+\.\d\d s of it, cached for later runs\)$", cold, re.M)
+    scip = json.loads(cosolve("solve", SCP41, "--method", "scip", "--time", "5", "--json", env=env).stdout)
+    assert scip["compile_time"] == 0.0  # no kernel module imported
 
 
 def test_solve_logs_improvements_and_writes_the_solution(tmp_path):

@@ -63,3 +63,18 @@ def test_no_kernel_assigns_an_array_to_a_slice():
         if (hits := _slice_assignments_from_arrays(path.read_text()))
     }
     assert found == {}, "use cosolve.heuristics.kernel_arrays.copy_into or a loop"
+
+
+def test_every_kernel_module_takes_njit_from_the_module_that_counts_compile_seconds():
+    """A module importing numba itself would compile without being counted in ``compile_time``."""
+    direct = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "cosolve").rglob("*.py"))
+        if path.name != "numba_compile.py"
+        and any(
+            (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "numba")
+            or (isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "numba" for alias in node.names))
+            for node in ast.walk(ast.parse(path.read_text()))
+        )
+    ]
+    assert direct == []

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.diffusion.energies import CoverEnergy
 from cosolve.diffusion.sampler import FlipRule, rlsa_rule, rollout
 from cosolve.methods.glns.config import COVER_PENALTY

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.heuristics.setcover import smallest_k
 
 

@@ -25,8 +25,8 @@ Two solvers:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.portfolio.simplex import project_simplex_on as project_simplex
 
 #: Bisection steps on the multiplier: enough to pin ``theta`` to float64 resolution.

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from numba import njit
 
+from cosolve.core.numba_compile import njit
 from cosolve.methods.sinkhorn.latent import restarted_latent
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
 from cosolve.problems.jigsaw import Jigsaw
