@@ -47,6 +47,17 @@ def test_solve_reports_the_seconds_numba_compiled_which_a_warm_cache_saves(tmp_p
     assert scip["compile_time"] == 0.0  # no kernel module imported
 
 
+def test_solve_counts_only_the_compiling_of_its_own_set_up_and_solve(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from cosolve.cli.main import main
+    from cosolve.core import numba_compile
+
+    monkeypatch.setattr(numba_compile, "_clock", SimpleNamespace(seconds=5.0))  # compiled before this call
+    assert main(["solve", str(SCP41), "--method", "scip", "--time", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["compile_time"] == 0.0
+
+
 def test_solve_logs_improvements_and_writes_the_solution(tmp_path):
     out = tmp_path / "scp41.sol"
     proc = cosolve("solve", SCP41, "--method", "scip", "--time", "20", "--output", out)
