@@ -32,12 +32,12 @@ def _started_clock() -> Any:
                 self.depth = 0
                 self.started = 0.0
 
-            def on_start(self, event: event.Event) -> None:
+            def on_start(self, _event: event.Event) -> None:
                 if self.depth == 0:
                     self.started = time.perf_counter()
                 self.depth += 1
 
-            def on_end(self, event: event.Event) -> None:
+            def on_end(self, _event: event.Event) -> None:
                 self.depth -= 1
                 if self.depth == 0:
                     self.seconds += time.perf_counter() - self.started
