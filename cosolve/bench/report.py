@@ -159,6 +159,7 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
                     )
             lines.append("")
     lines += _failures(rows)
+    lines += _compiled_in_budget(rows)
     lines += [
         "Metrics (see bench/README.md): primal gap = |obj − ref| / max(|obj|, |ref|) (1 without a solution);",
         "primal integral = ∫₀ᵀ gap(t) dt in seconds (gap 1 before the first solution, T the budget);",
@@ -168,24 +169,50 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: Failed or killed jobs listed one by one in the report (the rest are counted; results.csv has all).
+#: Jobs listed one by one in a report section (the rest are counted; results.csv has all).
 LISTED_FAILURES = 30
+
+#: Seconds of numba compiling inside a job's budget from which the report names the job.
+COMPILED_IN_BUDGET = 0.05
+
+
+def _job_section(title: str, intro: list[str], jobs: list[dict[str, Any]], columns: tuple[str, ...], cells: Any) -> list[str]:
+    """A report section listing ``jobs`` (instance, method, budget, seed, then ``columns``, whose
+    values ``cells(job)`` gives); empty without jobs."""
+    if not jobs:
+        return []
+    lines = [f"## {title} ({len(jobs)})", "", *intro]
+    lines.append("| instance | method | budget (s) | seed | " + " | ".join(columns) + " |")
+    lines.append("|---|---|---|---|" + "---|" * len(columns))
+    for r in jobs[:LISTED_FAILURES]:
+        where = f"{r['instance_set']}/{r['instance']}"
+        lines.append(f"| {where} | {r['label']} | {r['budget']:g} | {r['seed']} | " + " | ".join(cells(r)) + " |")
+    if len(jobs) > LISTED_FAILURES:
+        lines.append(f"| ... | {len(jobs) - LISTED_FAILURES} more in results.csv | | |" + " |" * len(columns))
+    return [*lines, ""]
 
 
 def _failures(rows: list[dict[str, Any]]) -> list[str]:
     """A report section naming each failed or killed job and why (empty when every job is done)."""
     bad = [r for r in rows if r["status"] != "done"]
-    if not bad:
-        return []
-    lines = [f"## Jobs not done ({len(bad)})", "", "| instance | method | budget (s) | seed | status | why |"]
-    lines.append("|---|---|---|---|---|---|")
-    for r in bad[:LISTED_FAILURES]:
-        why = (r["error"] or "").replace("|", "\\|")
-        where = f"{r['instance_set']}/{r['instance']}"
-        lines.append(f"| {where} | {r['label']} | {r['budget']:g} | {r['seed']} | {r['status']} | {why} |")
-    if len(bad) > LISTED_FAILURES:
-        lines.append(f"| ... | {len(bad) - LISTED_FAILURES} more in results.csv | | | | |")
-    return [*lines, ""]
+    return _job_section(
+        "Jobs not done", [], bad, ("status", "why"), lambda r: (r["status"], (r["error"] or "").replace("|", "\\|"))
+    )
+
+
+def _compiled_in_budget(rows: list[dict[str, Any]]) -> list[str]:
+    """A report section naming the jobs whose solve compiled numba kernels inside its budget (a
+    cold cache: they ran slower than they would have; empty when none did)."""
+    slow = [r for r in rows if (r.get("solve_compile_time") or 0.0) >= COMPILED_IN_BUDGET]
+    intro = [
+        "Their numba cache did not hold every kernel the solve ran (a fresh checkout or environment):",
+        "they ran slower than they would have. Delete their rows and run again with --resume.",
+        "",
+    ]
+    return _job_section(
+        "Jobs that compiled numba kernels inside their budget", intro, slow, ("compiling (s)",),
+        lambda r: (f"{r['solve_compile_time']:.2f}",),
+    )  # fmt: skip
 
 
 def plot_anytime(rows: list[dict[str, Any]], folder: Path) -> list[Path]:
