@@ -7,11 +7,12 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 from cosolve.cli.common import fmt_gap, fmt_value
 from cosolve.core.options import parse_assignments
 from cosolve.core.registry import AUTO
-from cosolve.core.result import TracePoint, relative_gap
+from cosolve.core.result import Result, TracePoint, relative_gap
 from cosolve.core.solver import Solver
 from cosolve.errors import CosolveError, UsageError
 from cosolve.problems.registry import report_extras
@@ -68,7 +69,7 @@ def check_output(path: str | None, source: str, label: str = "--output") -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.core.numba_compile import compile_seconds
+    from cosolve.core.numba_compile import compile_seconds, on_first_compile
     from cosolve.io import read, write_solution
 
     if not args.time > 0:
@@ -108,21 +109,12 @@ def run(args: argparse.Namespace) -> int:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
         print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")
     compiled_before = compile_seconds()  # what this process compiled earlier (reading, an earlier call) is not counted
-    setup_time = solver.prepare(problem)
-    if not args.json:
-        limits = f"time limit {args.time:g} s with the set-up, {args.threads} thread(s), seed {args.seed}"
-        chosen = f"{method} (auto: the default for {problem.kind})" if args.method == AUTO else method
-        print(f"{chosen}: {limits}; set up in {setup_time:.2f} s")
-        print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
-
-    def log(point: TracePoint) -> None:
-        gap = fmt_gap(relative_gap(point.objective, point.bound))
-        print(
-            f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {method}",
-            flush=True,
-        )
-
-    result = solver.solve(problem, on_improvement=None if args.json else log)
+    notice = "compiling numba kernels (a first run; later runs load them from the cache) ..."
+    withdraw = on_first_compile(lambda: print(notice, flush=True)) if not args.json else lambda: None
+    try:
+        result = _set_up_and_solve(solver, problem, args, method)
+    finally:
+        withdraw()
     unwritten: dict[str, CosolveError] = {}  # files that could not be written; reported after the summary
     if args.output and result.solution is not None:
         try:
@@ -170,6 +162,25 @@ def run(args: argparse.Namespace) -> int:
     if unwritten:
         raise next(iter(unwritten.values()))
     return 0
+
+
+def _set_up_and_solve(solver: Solver, problem: Any, args: argparse.Namespace, method: str) -> Result:
+    """The solver's set-up and solve, logging each improvement unless ``--json``."""
+    setup_time = solver.prepare(problem)
+    if not args.json:
+        limits = f"time limit {args.time:g} s with the set-up, {args.threads} thread(s), seed {args.seed}"
+        chosen = f"{method} (auto: the default for {problem.kind})" if args.method == AUTO else method
+        print(f"{chosen}: {limits}; set up in {setup_time:.2f} s")
+        print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
+
+    def log(point: TracePoint) -> None:
+        gap = fmt_gap(relative_gap(point.objective, point.bound))
+        print(
+            f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {method}",
+            flush=True,
+        )
+
+    return solver.solve(problem, on_improvement=None if args.json else log)
 
 
 def _stat(value: object) -> str:

@@ -11,11 +11,13 @@ seconds without paying numba's import.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["compile_seconds", "njit"]
+__all__ = ["compile_seconds", "njit", "on_first_compile"]
 
 _clock: Any = None  # the listener, once a kernel module has asked for njit
+_first_compile: list[Callable[[], None]] = []  # called once, when numba starts compiling for the first time
 
 
 def _started_clock() -> Any:
@@ -34,6 +36,8 @@ def _started_clock() -> Any:
 
             def on_start(self, _event: event.Event) -> None:
                 if self.depth == 0:
+                    while _first_compile:
+                        _first_compile.pop()()
                     self.started = time.perf_counter()
                 self.depth += 1
 
@@ -53,6 +57,14 @@ def njit(*args: Any, **kwargs: Any) -> Any:
     from numba import njit as numba_njit
 
     return numba_njit(*args, **kwargs)
+
+
+def on_first_compile(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call ``callback()`` once, when numba next starts compiling (not when it loads a kernel from
+    its cache): the command line says then why a first run takes seconds. Returns a function that
+    withdraws the callback if it has not run."""
+    _first_compile.append(callback)
+    return lambda: _first_compile.remove(callback) if callback in _first_compile else None
 
 
 def compile_seconds() -> float:

@@ -78,3 +78,21 @@ def test_every_kernel_module_takes_njit_from_the_module_that_counts_compile_seco
         )
     ]
     assert direct == []
+
+
+def test_a_first_compile_callback_runs_once_and_a_withdrawn_one_never():
+    from cosolve.core.numba_compile import njit, on_first_compile
+
+    calls = []
+    withdraw = on_first_compile(lambda: calls.append("withdrawn"))
+    withdraw()
+    on_first_compile(lambda: calls.append("kept"))
+
+    def add_one(x):
+        return x + 1
+
+    def add_two(x):
+        return x + 2
+
+    assert njit(add_one)(1) == 2 and njit(add_two)(1) == 3  # two compiles, not cached
+    assert calls == ["kept"]
