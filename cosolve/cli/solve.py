@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cosolve.cli.common import fmt_gap, fmt_value
 from cosolve.core.options import parse_assignments
@@ -16,6 +16,9 @@ from cosolve.core.result import Result, TracePoint, relative_gap
 from cosolve.core.solver import Solver
 from cosolve.errors import CosolveError, UsageError
 from cosolve.problems.registry import report_extras
+
+if TYPE_CHECKING:
+    from cosolve.problems.base import Problem
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -164,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _set_up_and_solve(solver: Solver, problem: Any, args: argparse.Namespace, method: str) -> Result:
+def _set_up_and_solve(solver: Solver, problem: Problem, args: argparse.Namespace, method: str) -> Result:
     """The solver's set-up and solve, logging each improvement unless ``--json``."""
     setup_time = solver.prepare(problem)
     if not args.json:
