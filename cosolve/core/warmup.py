@@ -35,22 +35,27 @@ def warm_up(method: Method, kind: str) -> None:
     Each pass has a deadline of :data:`WARM_UP_SECONDS`. Another pass runs (at most
     :data:`WARM_UP_PASSES` in all) when one may have skipped code, and so its numba
     compilation, behind a deadline check: when the deadline stopped it before it found a
-    solution (say the imports took the time), or when it ended well past the deadline (busy
-    in something it could not interrupt, such as compiling). A pass that simply used its time
-    on the tiny instance is the last one, except for methods whose work is bounded by one round:
-    such a pass that reaches its deadline was cut short (say the sampler compiled, and the
-    polish after it was skipped), so another runs.
+    solution (say the imports took the time), when it ended well past the deadline (busy in
+    something it could not interrupt, such as compiling), or when numba compiled kernels during
+    it (say the greedy's construction compiled, and the local search after it was skipped). A
+    pass that simply used its time on the tiny instance is the last one, except for methods
+    whose work is bounded by one round: such a pass that reaches its deadline was cut short (say
+    the sampler ran, and the polish after it was skipped), so another runs.
     """
+    from cosolve.core.numba_compile import compile_seconds
+
     problem = tiny_instance(kind)
     if problem is None:
         return
     bounded = "rounds" in method.options
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS)
+        compiled_before = compile_seconds()
         found = _warm_up_pass(method, problem, deadline)
         if not deadline.expired():
             return
-        if not bounded and found and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS:
+        compiled = compile_seconds() > compiled_before
+        if not bounded and found and not compiled and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS:
             return
 
 

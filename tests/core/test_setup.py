@@ -204,3 +204,58 @@ def test_a_set_up_longer_than_half_the_budget_leaves_the_solve_half_of_it(slow_s
     problem = erdos_renyi(10, 0.3, problem="mis", seed=0)
     result = Solver("slow-setup", time_limit=0.2, setup_in_budget=True).solve(problem)  # set-up >= 0.2 s
     assert result.stats["limit"] == pytest.approx(0.1) and result.time >= result.setup_time >= 0.2
+
+
+def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch):
+    # the greedy on a cold numba cache: its construction compiled and used the deadline, so the
+    # local search after it was skipped and compiled inside the first timed solve
+    from types import SimpleNamespace
+
+    from cosolve.core import numba_compile
+
+    clock = SimpleNamespace(seconds=0.0)
+    monkeypatch.setattr(numba_compile, "_clock", clock)
+    passes = []
+
+    class CompilingFirst(Method):
+        name = "compiling-first"
+        problems = frozenset({"mis"})
+        warm_up = True
+
+        def solve(self, problem, ctx):
+            passes.append(1)
+            ctx.trace.offer(np.zeros(problem.n, np.int8))
+            if len(passes) == 1:
+                clock.seconds += 0.3  # a kernel compiled
+            ctx.deadline.wait(10.0)
+
+    CompilingFirst().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert passes == [1, 1]
+
+
+_GREEDY_SOLVE_COMPILES = """
+from cosolve import Solver, read
+from cosolve.core.numba_compile import compile_seconds
+for path in ({paths}):
+    problem = read(path)
+    solver = Solver("greedy", time_limit=5)
+    solver.prepare(problem)
+    before = compile_seconds()
+    solver.solve(problem)
+    print(compile_seconds() - before)
+"""
+
+
+def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    paths = ", ".join(repr(str(root / p)) for p in ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp"))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", _GREEDY_SOLVE_COMPILES.format(paths=paths)], capture_output=True, text=True, check=True, env=env
+    )
+    assert [float(v) for v in out.stdout.split()] == [0.0, 0.0]  # set cover's swap search, TSP's 2-opt: in the set-up
