@@ -115,7 +115,7 @@ def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_
     assert passes == ["start", "start", "kernel"]
 
 
-def _spinning_method(passes, *, solve_first, block=0.0):
+def _spinning_method(passes, *, solve_first, block=0.0, first_pass=None):
     class Spinning(Method):
         name = "spinning"
         problems = frozenset({"mis"})
@@ -127,6 +127,8 @@ def _spinning_method(passes, *, solve_first, block=0.0):
                 ctx.trace.offer(np.zeros(problem.n, np.int8))
             if len(passes) == 1 and block:
                 time.sleep(block)  # e.g. a numba compilation the deadline cannot interrupt
+            if len(passes) == 1 and first_pass is not None:
+                first_pass()
             ctx.deadline.wait(10.0)
 
     return Spinning()
@@ -217,19 +219,10 @@ def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch):
     monkeypatch.setattr(numba_compile, "_clock", clock)
     passes = []
 
-    class CompilingFirst(Method):
-        name = "compiling-first"
-        problems = frozenset({"mis"})
-        warm_up = True
+    def compile_a_kernel():
+        clock.seconds += 0.3
 
-        def solve(self, problem, ctx):
-            passes.append(1)
-            ctx.trace.offer(np.zeros(problem.n, np.int8))
-            if len(passes) == 1:
-                clock.seconds += 0.3  # a kernel compiled
-            ctx.deadline.wait(10.0)
-
-    CompilingFirst().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    _spinning_method(passes, solve_first=True, first_pass=compile_a_kernel).prepare(erdos_renyi(5, 0.5, problem="mis"))
     assert passes == [1, 1]
 
 
