@@ -121,7 +121,7 @@ class Store:
             "wall": outcome.get("wall"),
             "read_time": outcome.get("read_time"),
             "setup_time": r.get("setup_time", outcome.get("setup_time")),  # set up before a kill: from the ready event
-            "solve_compile_time": r.get("solve_compile_time"),
+            "solve_compile_time": r.get("compile_time"),  # the set-up is outside a job's budget: the solve's
             "trace": json.dumps(trace),
             "stats": json.dumps(r.get("stats") or {}),
             "extras": json.dumps(r.get("extras") or {}),

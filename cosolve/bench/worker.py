@@ -3,9 +3,7 @@
 Prints two JSON lines on stdout: ``{"event": "ready", "read_time": s, "setup_time": s}`` once the instance is
 read (the parent starts the budget's kill clock then), and ``{"event": "result", ...}`` with
 the :class:`~cosolve.Result` (without the solution). Errors print ``{"event": "error",
-"message": ...}`` and exit with code 2. The result carries ``solve_compile_time``: the seconds numba
-spent compiling kernels during the solve, inside its budget (kernels the set-up's warm-up did not
-reach, on a cold cache).
+"message": ...}`` and exit with code 2.
 """
 
 from __future__ import annotations
@@ -20,7 +18,6 @@ def _emit(event: str, **data: object) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from cosolve.core.numba_compile import compile_seconds
     from cosolve.core.solver import Solver
     from cosolve.errors import CosolveError
     from cosolve.io import read
@@ -42,14 +39,11 @@ def main(argv: list[str]) -> int:
         solver.check_supports(problem)
         read_time = time.perf_counter() - start
         _emit("ready", read_time=read_time, setup_time=solver.prepare(problem))
-        compiled_before = compile_seconds()
         result = solver.solve(problem)
-        solve_compile_time = compile_seconds() - compiled_before
     except CosolveError as e:
         _emit("error", message=str(e))
         return 2
-    extras = report_extras(problem, result.solution)
-    _emit("result", **result.to_dict(with_solution=False), extras=extras, solve_compile_time=solve_compile_time)
+    _emit("result", **result.to_dict(with_solution=False), extras=report_extras(problem, result.solution))
     return 0
 
 

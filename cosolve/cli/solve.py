@@ -72,7 +72,7 @@ def check_output(path: str | None, source: str, label: str = "--output") -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.core.numba_compile import compile_seconds, on_first_compile
+    from cosolve.core.numba_compile import on_first_compile
     from cosolve.io import read, write_solution
 
     if not args.time > 0:
@@ -111,7 +111,6 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         sizes = ", ".join(f"{k} {v}" for k, v in problem.sizes().items())
         print(f"{problem.name}: {problem.kind} ({sizes}), read in {read_time:.2f} s")
-    compiled_before = compile_seconds()  # what this process compiled earlier (reading, an earlier call) is not counted
     notice = "compiling numba kernels (a first run; later runs load them from the cache) ..."
     withdraw = on_first_compile(lambda: print(notice, flush=True)) if not args.json else lambda: None
     try:
@@ -134,10 +133,9 @@ def run(args: argparse.Namespace) -> int:
             unwritten["plot"] = e
 
     extras = report_extras(problem, result.solution)
-    compile_time = compile_seconds() - compiled_before
     if args.json:
         out = result.to_dict(with_solution=False)
-        out.update(path=args.path, read_time=read_time, compile_time=compile_time)
+        out.update(path=args.path, read_time=read_time)
         out.update(output=None if "output" in unwritten else args.output, plot=None if "plot" in unwritten else args.plot)
         out.update(extras)
         print(json.dumps(out))
@@ -148,8 +146,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"bound        {fmt_value(result.bound)}")
         print(f"gap          {fmt_gap(result.gap)}")
         compiled = ""
-        if compile_time >= 0.05:
-            compiled = f"; numba compiled kernels for {compile_time:.2f} s of it, cached for later runs"
+        if result.compile_time >= 0.05:
+            compiled = f"; numba compiled kernels for {result.compile_time:.2f} s of it, cached for later runs"
         print(f"time         {result.time:.2f} s (set-up {result.setup_time:.2f} s{compiled})")
         for key, value in extras.items():
             print(f"{key:<12} {value}")

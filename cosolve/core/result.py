@@ -169,6 +169,8 @@ class Result:
     the clock started (loading a model, compiling kernels: in :meth:`Solver.prepare` or at the
     first solve), except in the first solve of a kind with ``Solver(setup_in_budget=True)`` (the
     CLI's), whose clock starts before the set-up: its ``time`` and trace times include it;
+    ``compile_time`` the part of ``time`` numba spent compiling kernels its on-disk cache did not
+    hold (a first run after installing; 0 from the cache);
     ``options`` the solve options as used, every ``auto`` worked out (one still None was not
     needed by this solve); ``stats`` the method's own counters (e.g. LNS iterations).
     """
@@ -189,6 +191,7 @@ class Result:
     options: dict[str, Any] = field(default_factory=dict)
     trace: list[TracePoint] = field(default_factory=list)
     setup_time: float = 0.0
+    compile_time: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -213,6 +216,7 @@ class Result:
             "options": self.options,
             "trace": [asdict(p) for p in self.trace],
             "setup_time": self.setup_time,
+            "compile_time": self.compile_time,
             "stats": self.stats,
         }
         if with_solution:
@@ -242,6 +246,7 @@ class Result:
             options=data.get("options", {}),
             trace=[TracePoint(**p) for p in data.get("trace", [])],
             setup_time=data.get("setup_time", 0.0),
+            compile_time=data.get("compile_time", 0.0),
             stats=data.get("stats", {}),
         )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import FitContext, Method, Outcome, SolveContext
+from cosolve.core.numba_compile import compile_seconds
 from cosolve.core.registry import AUTO, get_method, methods
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
 from cosolve.core.threads import ThreadLimits
@@ -193,11 +194,13 @@ class Solver:
         them against its budget with ``setup_in_budget``)."""
         method = self._method(problem.kind)
         with ThreadLimits(self.threads) as limits:
-            start = time.perf_counter()
+            start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
             limits.apply()
             seconds = time.perf_counter() - start
-        self.__dict__.setdefault("_setup", {}).setdefault((method.name, problem.kind), seconds)  # the first one did the work
+        key = (method.name, problem.kind)
+        self.__dict__.setdefault("_setup", {}).setdefault(key, seconds)  # the first one did the work
+        self.__dict__.setdefault("_setup_compile", {}).setdefault(key, compile_seconds() - compiled)
         return seconds
 
     def interrupt(self) -> None:
@@ -227,8 +230,10 @@ class Solver:
         self.prepare(data)
         limit = math.inf if self.time_limit is None else float(self.time_limit)
         spent = self._setup_to_count(method.name, data.kind)
+        compiled = compile_seconds()
         if spent:
             limit = max(limit - spent, SOLVE_SHARE * limit)
+            compiled -= self.__dict__.get("_setup_compile", {}).get((method.name, data.kind), 0.0)  # counted too
         with ThreadLimits(self.threads):
             options = method.resolve(data, limit)
             deadline = Deadline(limit)
@@ -246,7 +251,7 @@ class Solver:
                     outcome = Outcome(Termination.INTERRUPTED)
                 finally:
                     self._deadline = None
-        return self._result(data, method, ctx, outcome, spent)
+        return self._result(data, method, ctx, outcome, spent, compile_seconds() - compiled)
 
     def _setup_to_count(self, name: str, kind: str) -> float:
         """With ``setup_in_budget``: the set-up seconds of ``name`` for ``kind`` the first time a
@@ -270,7 +275,9 @@ class Solver:
                 "call fit first, or drop them to solve with the method as it is"
             )
 
-    def _result(self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, spent: float = 0.0) -> Result:
+    def _result(
+        self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, spent: float = 0.0, compiled: float = 0.0
+    ) -> Result:
         trace, deadline = ctx.trace, ctx.deadline
         elapsed = spent + deadline.elapsed()  # spent: the set-up, when it counts against the budget
         bound = trace.bound
@@ -302,6 +309,7 @@ class Solver:
             options=dict(ctx.options),
             trace=list(trace.points),
             setup_time=self.__dict__.get("_setup", {}).get((method.name, data.kind), 0.0),
+            compile_time=compiled,
             stats=dict(outcome.stats),
         )
 

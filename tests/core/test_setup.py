@@ -252,3 +252,31 @@ def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tm
         [sys.executable, "-c", _GREEDY_SOLVE_COMPILES.format(paths=paths)], capture_output=True, text=True, check=True, env=env
     )
     assert [float(v) for v in out.stdout.split()] == [0.0, 0.0]  # set cover's swap search, TSP's 2-opt: in the set-up
+
+
+def test_a_result_counts_the_set_up_compiling_only_when_the_set_up_counts(monkeypatch):
+    from types import SimpleNamespace
+
+    from cosolve.core import numba_compile
+
+    clock = SimpleNamespace(seconds=0.0)
+    monkeypatch.setattr(numba_compile, "_clock", clock)
+
+    class Compiling(Method):
+        name = "compiling"
+        problems = frozenset({"mis"})
+
+        def prepare(self, problem):
+            clock.seconds += 2.0  # the set-up's kernels
+
+        def solve(self, problem, ctx):
+            clock.seconds += 0.5  # one kernel the set-up did not reach
+            ctx.trace.offer(np.zeros(problem.n, np.int8))
+            return Outcome(Termination.COMPLETED)
+
+    methods()
+    monkeypatch.setitem(registry._METHODS, Compiling.name, Compiling)
+    graph = erdos_renyi(5, 0.5, problem="mis")
+    counted = Solver("compiling", time_limit=5, setup_in_budget=True)
+    assert [counted.solve(graph).compile_time for _ in range(2)] == [2.5, 0.5]  # the set-up counts once
+    assert Solver("compiling", time_limit=5).solve(graph).compile_time == 0.5
