@@ -254,6 +254,35 @@ def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tm
     assert [float(v) for v in out.stdout.split()] == [0.0, 0.0]  # set cover's swap search, TSP's 2-opt: in the set-up
 
 
+_SETCOVER_LNS_SOLVE_COMPILES = """
+from cosolve import Solver
+from cosolve.core.numba_compile import compile_seconds
+from cosolve.generators.setcover import random_setcover
+problem = random_setcover(200, 2000, nnz=8000, cost_range=(1, 2), seed=3)  # no bound proves it: the loop runs
+for method in ("lns-random", "glns"):
+    solver = Solver(method, time_limit=2, threads=1)
+    solver.prepare(problem)
+    before = compile_seconds()
+    result = solver.solve(problem)
+    print(compile_seconds() - before, result.stats["rwls_time"])
+"""
+
+
+def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    code = _SETCOVER_LNS_SOLVE_COMPILES
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        compiled, local_search = (float(v) for v in line.split())
+        assert local_search > 0  # the row-weighting local search ran (its kernel compiled in the bench's first jobs)
+        assert compiled == 0.0
+
+
 def test_a_result_counts_the_set_up_compiling_only_when_the_set_up_counts(monkeypatch):
     from types import SimpleNamespace
 

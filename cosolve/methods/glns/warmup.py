@@ -19,6 +19,7 @@ def warm_kernels() -> None:
     from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
     from cosolve.heuristics.setcover import greedy_set_cover
     from cosolve.heuristics.setcover_local import swap_local_search
+    from cosolve.heuristics.setcover_rwls import rwls
     from cosolve.heuristics.sparse_index import index_arrays
     from cosolve.methods.glns.instability import extract_region, generate, gradient_rule, region_kernel
     from cosolve.methods.glns.neighborhood import candidate_lists, free_columns_kernel, subproblem_kernel
@@ -32,6 +33,7 @@ def warm_kernels() -> None:
         lag = lagrangian_bound(costs, csr, csc, upper=upper, iterations=30, core_min_columns=core)
     lagrangian_heuristic(costs, csr, csc, lag, upper=upper, iterations=3)
     refine(costs, csr, csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=2)
+    rwls(costs, csr, csc, x, stop=lambda: False, max_steps=200, chunk=100)
     allowed = ~lag.fixable(upper)
     cand_ptr, cand_idx = candidate_lists(lag.reduced, allowed, row_ptr, row_idx, 5)
     cover = np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
