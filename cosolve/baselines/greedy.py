@@ -194,5 +194,12 @@ class Greedy(Method):
         "clique_starts": Option(int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1),
     }
 
+    def prepare(self, problem: Problem) -> None:
+        super().prepare(problem)
+        if problem.kind == "tsp":
+            from cosolve.heuristics.tsp import warm_candidate_list_path
+
+            warm_candidate_list_path()
+
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         return _SOLVERS[problem.kind](problem, ctx)

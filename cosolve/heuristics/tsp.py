@@ -14,6 +14,7 @@ the Python drivers can poll a deadline between calls.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -327,3 +328,14 @@ def two_opt(
                 on_progress(tour)
         if sweep_moves == 0:
             return tour, True
+
+
+@functools.cache  # once per process
+def warm_candidate_list_path() -> None:
+    """Compile (or load from numba's cache) the kernels that only instances of at least
+    :data:`NEIGHBOR_LIST_MIN_CITIES` cities reach (candidate lists, the candidate-list 2-opt), on
+    30 random cities: a warm-up solve of the ten-city tiny instance never takes that path."""
+    points = np.random.default_rng(0).random((30, 2)) * 100.0
+    neighbors = candidate_lists(points, metric=EUC_2D)
+    tour = nearest_neighbor_tour(points, metric=EUC_2D, start=0, neighbors=neighbors)
+    two_opt(points, tour, metric=EUC_2D, neighbors=neighbors)
