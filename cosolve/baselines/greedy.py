@@ -197,9 +197,10 @@ class Greedy(Method):
     def prepare(self, problem: Problem) -> None:
         super().prepare(problem)
         if problem.kind == "tsp":
-            from cosolve.heuristics.tsp import warm_candidate_list_path
+            from cosolve.heuristics.tsp import NEIGHBOR_LIST_MIN_CITIES, warm_candidate_list_path
 
-            warm_candidate_list_path()
+            if problem.n >= NEIGHBOR_LIST_MIN_CITIES:  # the path the warm-up's ten cities never take
+                warm_candidate_list_path()
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         return _SOLVERS[problem.kind](problem, ctx)

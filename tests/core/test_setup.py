@@ -1,6 +1,10 @@
 """One-time set-up (warm-up solve, model loading) happens before the clock and is reported."""
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -239,21 +243,19 @@ for path in ({paths}):
 """
 
 
-def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tmp_path):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+def _printed_on_an_empty_numba_cache(code: str, cache: Path) -> list[str]:
+    """The lines ``python -c code`` prints with numba's cache in the empty folder ``cache``."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
 
+
+def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tmp_path):
     root = Path(__file__).resolve().parents[2]
     files = ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp", "instances/tsplib-large/pr1002.tsp")
     paths = ", ".join(repr(str(root / p)) for p in files)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    out = subprocess.run(
-        [sys.executable, "-c", _GREEDY_SOLVE_COMPILES.format(paths=paths)], capture_output=True, text=True, check=True, env=env
-    )
+    printed = _printed_on_an_empty_numba_cache(_GREEDY_SOLVE_COMPILES.format(paths=paths), tmp_path)
     # set cover's swap search, TSP's 2-opt, and from 1,000 cities its candidate-list 2-opt: in the set-up
-    assert [float(v) for v in out.stdout.split()] == [0.0, 0.0, 0.0]
+    assert [float(v) for v in printed] == [0.0, 0.0, 0.0]
 
 
 _SETCOVER_LNS_SOLVE_COMPILES = """
@@ -271,13 +273,7 @@ for method in ("lns-random", "glns"):
 
 
 def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-    code = _SETCOVER_LNS_SOLVE_COMPILES
-    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+    lines = _printed_on_an_empty_numba_cache(_SETCOVER_LNS_SOLVE_COMPILES, tmp_path)
     assert len(lines) == 2
     for line in lines:
         compiled, local_search = (float(v) for v in line.split())
