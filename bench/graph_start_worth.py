@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections import defaultdict
 
 import numpy as np
@@ -23,13 +24,13 @@ import numpy as np
 from cosolve.bench.store import Store
 
 
-def first_reach(trace: list[list[float]], target: float, maximize: bool) -> float | None:
+def first_reach(trace: list[list[float]], target: float, maximize: bool) -> float:
     """Seconds at which ``trace`` ([time, objective, bound] rows, in time order) first reaches
-    ``target``, or None."""
+    ``target`` (infinite if it never does)."""
     for t, value, *_ in trace:
         if value is not None and (value >= target - 1e-9 if maximize else value <= target + 1e-9):
             return float(t)
-    return None
+    return math.inf
 
 
 def main() -> None:
@@ -43,15 +44,14 @@ def main() -> None:
     maximize: dict[str, bool] = {}
     for r in Store(args.polish).rows():
         if r["status"] == "done" and r["label"] == "polish" and r["budget"] == args.polish_budget:
-            trace = r["trace"] if isinstance(r["trace"], list) else json.loads(r["trace"] or "[]")
-            traces[(r["instance_set"], r["instance"])].append(trace)
+            traces[(r["instance_set"], r["instance"])].append(json.loads(r["trace"] or "[]"))
             maximize[r["instance_set"]] = r["sense"] == "maximize"
 
     # (set, label, budget) -> graph -> objectives over seeds
     sampled: dict[tuple[str, str, float], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for folder in args.samplers:
         for r in Store(folder).rows():
-            options = r["options"] if isinstance(r["options"], dict) else json.loads(r["options"] or "{}")
+            options = json.loads(r["options"] or "{}")
             if r["status"] != "done" or options.get("polish") != 0 or r["objective"] is None:
                 continue
             if (r["instance_set"], r["instance"]) in traces:
@@ -69,9 +69,9 @@ def main() -> None:
             for graph, values in by_graph.items()
             for trace in traces[(iset, graph)]
         ]
-        reached = [t for t in times if t is not None]
-        median = float(np.median([np.inf if t is None else t for t in times]))
-        shown = f"> {args.polish_budget:g} s" if np.isinf(median) else f"{median:.3f} s"
+        reached = [t for t in times if math.isfinite(t)]
+        median = float(np.median(times))
+        shown = f"> {args.polish_budget:g} s" if math.isinf(median) else f"{median:.3f} s"
         largest = f"{max(reached):.3f} s" if reached else "–"
         mean = np.mean([np.mean(v) for v in by_graph.values()])
         never = f"{len(times) - len(reached)} of {len(times)}"
