@@ -204,16 +204,12 @@ def rwls(
     chunk: int = 2000,
     max_steps: int = 1 << 62,
     on_improve: Callable[[np.ndarray, float], None] | None = None,
-    weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """The row-weighting local search from the cover ``x`` (n,) int8 of ``(costs, csr)`` until
     ``stop()`` (checked every ``chunk`` steps) or ``max_steps`` steps. ``on_improve(x, cost)``
     sees every cheaper cover. Returns the best cover (n,) int8, never worse than ``x``. The
     search prices a column of cost 0 at a billionth of the largest cost (its scores are per unit
-    of cost); covers are compared at their true costs.
-
-    ``weight`` (m,) float64: the row weights to start from (all 1 when None), updated in place, so
-    that a later call can go on with what this one learned about which rows are hard to cover."""
+    of cost); covers are compared at their true costs."""
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     row_ptr, row_idx, col_ptr, col_idx = index_arrays(csr, csc)
     m, n = csr.shape
@@ -225,12 +221,9 @@ def rwls(
         return np.zeros(n, np.int8)
     priced = np.maximum(costs, 1e-9 * max(1.0, float(costs.max())))
     best_x = x.copy()
-    if weight is None:
-        weight = np.ones(m, np.float64)
-    elif weight.shape != (m,) or weight.dtype != np.float64:
-        raise ValueError(f"rwls: weight must be float64 of shape ({m},), got {weight.dtype} {weight.shape}")
-    only = (cover == 1) * weight
-    score = -np.asarray(csc.T @ only, dtype=np.float64) * x  # columns of S: minus the weight they alone cover
+    weight = np.ones(m, np.float64)
+    only = (cover == 1).astype(np.float64)
+    score = -np.asarray(csc.T @ only, dtype=np.float64) * x  # columns of S: minus the rows they alone cover
     can_add = x == 0
     stamp = np.zeros(n, np.int64)
     uncovered = np.zeros(m + 1, np.int64)
@@ -270,14 +263,12 @@ def rwls_on_core(
     stop: Callable[[], bool],
     seed: int = 0,
     on_improve: Callable[[np.ndarray, float], None] | None = None,
-    weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """:func:`rwls` from the cover ``x`` (n,) int8 on the core of the ``per_row`` columns of least
     reduced cost per row at ``lag`` (of those a cheaper cover may use, plus ``x``'s:
     :func:`cosolve.heuristics.cft.usable_columns`). Each step scans the columns of a row, so a small
     core makes steps cheap on instances with thousands of columns per row. Returns the best cover
-    (n,) int8 of the whole instance; ``on_improve(x, cost)`` sees each cheaper one, also (n,).
-    ``weight`` (m,): the row weights, as in :func:`rwls` (the core keeps every row)."""
+    (n,) int8 of the whole instance; ``on_improve(x, cost)`` sees each cheaper one, also (n,)."""
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     keep = usable_columns(costs, csr, lag, x, per_row)
     core = Residual.whole(costs, csr, csc).columns(keep)
@@ -288,4 +279,4 @@ def rwls_on_core(
         return out
 
     report = None if on_improve is None else (lambda y, cost: on_improve(whole(y), cost))
-    return whole(rwls(core.costs, core.csr, core.csc, np.asarray(x)[keep], stop=stop, seed=seed, on_improve=report, weight=weight))
+    return whole(rwls(core.costs, core.csr, core.csc, np.asarray(x)[keep], stop=stop, seed=seed, on_improve=report))

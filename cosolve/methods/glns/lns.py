@@ -83,8 +83,6 @@ class LNSSettings:
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
     refinement eight times as long after each repair, measured level with none,
     bench/results/setcover-glns-probation;
-    ``rwls_memory``: every run of the row-weighting search goes on from the row weights the
-    previous runs left (else each starts from weights of 1);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -108,7 +106,6 @@ class LNSSettings:
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
-    rwls_memory: bool = True
     sub_solver: str = "scip"
 
 
@@ -281,8 +278,6 @@ def run_lns(
         found(y, float(costs @ y))
         return y
 
-    rwls_weights = np.ones(csr.shape[0], np.float64) if settings.rwls_memory else None
-
     def rwls_searched(x: np.ndarray, rest: bool, *, until_stall: bool = False) -> np.ndarray:
         """The cover ``x`` after the row-weighting local search on a core: until the deadline with
         ``rest``, else until it has gone as long without a cheaper cover as it took to find its
@@ -304,7 +299,7 @@ def run_lns(
 
         y = rwls_on_core(
             costs, csr, csc, lag, x, per_row=settings.rwls_core, stop=done, seed=int(rng.integers(2**31)),
-            on_improve=improved, weight=rwls_weights,
+            on_improve=improved,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started
         stats.rwls_time += refine_seconds

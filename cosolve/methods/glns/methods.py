@@ -92,12 +92,6 @@ LNS_OPTIONS: dict[str, Option] = {
         choices=("rwls", "refine"),
     ),
     "rwls_core": Option(int, 20, "columns per row (least reduced cost) the row-weighting local search moves among", minimum=1),
-    "rwls_memory": Option(
-        bool,
-        True,
-        "each run of the row-weighting local search goes on from the row weights the previous runs left "
-        "(false: each starts from weights of 1)",
-    ),
     "refine_pool": Option(
         int,
         0,
