@@ -312,7 +312,6 @@ def refine(
     consensus: int = 0,
     pi_reset: bool = False,
     fresh_multipliers: bool = False,
-    on_cover: Callable[[np.ndarray, float], None] | None = None,
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
@@ -337,8 +336,7 @@ def refine(
 
     ``pi_reset``: a round that finds a cheaper cover sets ``pi`` back to ``pi_start`` (CFT's rule, as
     in pycft) instead of letting it grow on; ``fresh_multipliers`` goes to every
-    :func:`three_phase`. ``on_cover(x, cost)`` sees every cover the three-phases complete, cheaper
-    or not, as (n,) int8 (the pool a merge draws from, :mod:`cosolve.methods.glns.lns`)."""
+    :func:`three_phase`."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
@@ -356,13 +354,6 @@ def refine(
         pool.offer(best_x, best)
         cycle *= 2  # consensus rounds alternate with the rounds of pi
     stall = 0
-
-    def seen(y: np.ndarray, cost: float) -> None:
-        if pool is not None:
-            pool.offer(y, cost)
-        if on_cover is not None:
-            on_cover(_expand(y, whole.cols, costs.size), cost)
-
     while not stop() and stats.rounds < max_rounds and stall < stall_cycles * cycle:
         fixed = np.zeros(whole.cols.size, np.bool_)
         agreed = pool.agreed() if pool is not None and stats.rounds % 2 == 1 else None
@@ -384,7 +375,7 @@ def refine(
         u = lag.multipliers * (1.0 + rng.uniform(-perturbation, perturbation, whole.m))
         found, cost = three_phase(
             whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation,
-            fresh_multipliers=fresh_multipliers, on_cover=seen,
+            fresh_multipliers=fresh_multipliers, on_cover=None if pool is None else pool.offer,
         )  # fmt: skip
         stats.rounds += 1
         stall += 1
@@ -424,17 +415,6 @@ class CoverPool:
         if len(self.covers) < 2:
             return None
         return np.logical_and.reduce([x == 1 for _, x in self.covers.values()])
-
-    def union(self, count: int) -> np.ndarray | None:
-        """The columns (k,) bool in any of the ``count`` cheapest covers of the pool; None while
-        it is empty."""
-        if not self.covers:
-            return None
-        cheapest = sorted(self.covers.values(), key=lambda item: item[0])[:count]
-        return np.logical_or.reduce([x == 1 for _, x in cheapest])
-
-    def __len__(self) -> int:
-        return len(self.covers)
 
 
 def _expand(x: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:

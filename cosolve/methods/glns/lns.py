@@ -83,11 +83,6 @@ class LNSSettings:
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
     refinement eight times as long after each repair, measured level with none,
     bench/results/setcover-glns-probation;
-    ``merge``: after the first refinement, the instance restricted to the columns of the ``merge``
-    cheapest distinct covers its three-phases completed (and the search found) is solved by the
-    sub-solver, warm-started at the incumbent (the merge of Blum et al.'s CMSA); solved to
-    optimality, again with twice as many covers, up to :data:`MERGE_POOL` times ``merge``; each
-    attempt takes at most :data:`MERGE_SHARE` of the time left (at least 0.2 s); 0: no merge;
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -111,7 +106,6 @@ class LNSSettings:
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
-    merge: int = 10
     sub_solver: str = "scip"
 
 
@@ -127,8 +121,7 @@ class LNSStats:
     ``refine_balance`` (the balance when the search ended), ``probation_failed_at`` (seconds into the
     solve when the repairs' probation ended without a cheaper cover; nan if it did not),
     ``rest_restarts`` (fresh refinements that restarted the local search after the probation, with
-    the ``rest_restarts`` setting), ``merges`` (restricted solves of a pool's union) and
-    ``merge_improved`` (those that found a cheaper cover) and the refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
+    the ``rest_restarts`` setting) and the refinement's own counters (``refine_*`` in :meth:`as_dict`)."""
 
     iterations: int = 0
     improved: int = 0
@@ -146,8 +139,6 @@ class LNSStats:
     rwls_time: float = 0.0
     abandoned: int = 0
     rest_restarts: int = 0
-    merges: int = 0
-    merge_improved: int = 0
     refine: RefineStats = field(default_factory=RefineStats)
 
     def as_dict(self) -> dict[str, float]:
@@ -209,10 +200,6 @@ class SearchState:
 #: How many of the cheapest distinct covers the search keeps for rankers that compare them
 #: (``run_lns``'s ``pool_size``).
 POOL_SIZE = 10
-#: The merge's pool holds this many times ``LNSSettings.merge`` covers.
-MERGE_POOL = 4
-#: The most of the time left one merge attempt may take.
-MERGE_SHARE = 0.05
 
 #: ``ranker(state, rng) -> columns`` (int64, best first): where the next neighbourhood grows from.
 Ranker = Callable[[SearchState, np.random.Generator], np.ndarray]
@@ -225,14 +212,11 @@ def run_lns(
     the ranker's state holds a pool of that many of the cheapest distinct covers found."""
     deadline, rng = ctx.deadline, ctx.rng
     pool = CoverPool(pool_size) if pool_size > 0 else None
-    merge_pool = CoverPool(MERGE_POOL * settings.merge) if settings.merge > 0 else None
 
     def found(y: np.ndarray, cost: float) -> None:
         ctx.trace.offer(y, cost)
         if pool is not None:
             pool.offer(y, cost)
-        if merge_pool is not None:
-            merge_pool.offer(y, cost)
 
     stop = lambda: deadline.stop_requested  # noqa: E731
     costs = np.ascontiguousarray(problem.costs, dtype=np.float64)
@@ -285,7 +269,7 @@ def run_lns(
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             fresh_multipliers=settings.refine_fresh, stop=lambda: stop() or deadline.elapsed() > limit,
-            on_improve=found, on_cover=None if merge_pool is None else merge_pool.offer,
+            on_improve=found,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started
         if float(costs @ y) >= float(costs @ x) - 1e-9:
@@ -337,32 +321,9 @@ def run_lns(
             if float(costs @ start) < float(costs @ best) - 1e-9:
                 best = start
 
-    def merged(x: np.ndarray) -> np.ndarray:
-        """The cover ``x`` after the merges (``LNSSettings.merge``): a cheaper cover, or ``x``."""
-        count = settings.merge
-        while merge_pool is not None and count <= merge_pool.size and not stop():
-            free = np.flatnonzero(merge_pool.union(count) | (x == 1)).astype(np.int64)
-            cover = np.asarray(csr @ x.astype(np.int64), dtype=np.int64)
-            rows, sub_ptr, sub_idx = subproblem_kernel(free, row_ptr, row_idx, col_ptr, col_idx, x, cover)
-            sub = Subproblem(free, rows, sub_ptr, sub_idx, x[free].copy())
-            slice_ = min(max(0.2, MERGE_SHARE * deadline.remaining()), deadline.remaining())
-            fixed = repair(sub, costs, time_limit=slice_, seed=int(rng.integers(2**31)), solver=settings.sub_solver)
-            stats.merges += 1
-            if fixed.cost < float(costs[free] @ sub.start) - 1e-9:
-                stats.merge_improved += 1
-                y = x.copy()
-                y[free] = fixed.choice
-                x = swap_local_search(costs, csr, csc, y)
-                found(x, float(costs @ x))
-                continue  # the same number of covers again, the new one among them
-            if not fixed.optimal:
-                break
-            count *= 2
-        return x
-
     heuristic_cover = x
     if settings.refine_share > 0:
-        x = merged(refined(x, settings.refine_cycles))
+        x = refined(x, settings.refine_cycles)
         upper = float(costs @ x)
         stats.refined_objective = upper
         if upper <= bound + 1e-9:

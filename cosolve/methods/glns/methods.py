@@ -92,13 +92,6 @@ LNS_OPTIONS: dict[str, Option] = {
         choices=("rwls", "refine"),
     ),
     "rwls_core": Option(int, 20, "columns per row (least reduced cost) the row-weighting local search moves among", minimum=1),
-    "merge": Option(
-        int,
-        10,
-        "after the first refinement, solve the instance restricted to the columns of this many of the cheapest "
-        "covers it completed, doubling while solved to optimality (CMSA's merge; 0: none)",
-        minimum=0,
-    ),
     "refine_pool": Option(
         int,
         0,
