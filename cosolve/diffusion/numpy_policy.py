@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,13 @@ class NumpyGraph:
     def from_coupling(cls, coupling: sp.sparray, *, dtype: type = np.float32) -> NumpyGraph:
         norm, static = normalized_coupling(coupling)
         return cls(sp.csr_array(norm, dtype=dtype), static)
+
+    @cached_property
+    def aggregated_static(self) -> np.ndarray:
+        """``adjacency @ [static, 1]`` (N, 3) float64: what the first layer's aggregation of the
+        encoder's output needs of the graph, computed once (see :meth:`NumpyFlipPolicy.__call__`)."""
+        ones = np.ones((self.static.shape[0], 1))
+        return np.asarray(self.adjacency @ np.hstack([self.static.astype(np.float64), ones]), dtype=np.float64)
 
 
 def linear(h: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -107,20 +115,37 @@ class NumpyFlipPolicy:
     ) -> np.ndarray:
         w, dtype = self.weights, self.dtype
         n, k = x.shape
-        x = x.astype(dtype)
+        spin = 2 * x.astype(dtype) - 1
         gain = gain.astype(dtype)
         squashed = np.sign(gain) * np.log1p(np.abs(gain))
-        static = np.broadcast_to(graph.static.astype(dtype, copy=False)[:, None, :], (n, k, graph.static.shape[1]))
-        features = np.concatenate([(2 * x - 1)[..., None], squashed[..., None], static], axis=-1)
-        h = linear(features, w, "encoder")
+        # the encoder is affine in its four inputs (spin, squashed gain, two static features), so
+        # h = spin w0 + squashed w1 + s + b per node and chain, with s = static @ W[:, 2:].T and b the
+        # bias (plus the time term): the first layer aggregates the two (N, K) inputs and the graph's
+        # precomputed adjacency @ [static, 1] instead of the (N, K, hidden) encoder output
+        encoder = w["encoder.weight"]
+        bias = w["encoder.bias"].copy()
         if self.time_features:
-            h = h + linear(time_features(t, self.time_features).astype(dtype), w, "time")
+            bias += linear(time_features(t, self.time_features).astype(dtype), w, "time")
+        static_term = graph.static.astype(dtype, copy=False) @ encoder[:, 2:].T + bias  # (N, hidden)
+        h = spin[..., None] * encoder[:, 0] + squashed[..., None] * encoder[:, 1] + static_term[:, None, :]
         hidden = h.shape[-1]
+        inputs = graph.adjacency @ np.concatenate([spin, squashed], axis=1)  # (N, 2K)
+        around = graph.aggregated_static  # (N, 3): adjacency @ static and the row sums
+        agg = (
+            inputs[:, :k, None] * encoder[:, 0]
+            + inputs[:, k:, None] * encoder[:, 1]
+            + (around[:, :2] @ encoder[:, 2:].T.astype(np.float64) + around[:, 2:] * bias).astype(dtype)[:, None, :]
+        ).astype(dtype, copy=False)
         for i in range(self.layers):
             p = f"layers.{i}"
-            agg = (graph.adjacency @ h.reshape(n, k * hidden)).astype(dtype, copy=False).reshape(n, k, hidden)
-            m = np.maximum(linear(np.concatenate([h, agg], axis=-1), w, f"{p}.mlp.0"), 0)
-            h = layer_norm(h + linear(m, w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
+            if i:
+                agg = (graph.adjacency @ h.reshape(n, k * hidden)).astype(dtype, copy=False).reshape(n, k, hidden)
+            first = w[f"{p}.mlp.0.weight"]
+            m = h.reshape(-1, hidden) @ first[:, :hidden].T
+            m += agg.reshape(-1, hidden) @ first[:, hidden:].T
+            m += w[f"{p}.mlp.0.bias"]
+            np.maximum(m, 0, out=m)
+            h = layer_norm(h + linear(m.reshape(n, k, -1), w, f"{p}.mlp.2"), w[f"{p}.norm.weight"], w[f"{p}.norm.bias"])
         out = linear(h, w, "head")[..., 0]
         return out if base is None else out + base.astype(dtype)
 
