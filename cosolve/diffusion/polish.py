@@ -23,6 +23,10 @@ from cosolve.problems.graphs import GraphProblem
 CHUNK_SECONDS = 0.02
 #: iterations when there is no time limit, per node
 ITERATIONS_PER_NODE = 20
+#: the most iterations one chunk may run: where a search has nothing left to do (an edgeless
+#: graph's independent set, a hub that dominates every node) an iteration takes no measurable
+#: time, and chunks sized from that would outgrow the kernels' int64 count
+MAX_CHUNK = 1 << 24
 
 
 def _complement(problem: GraphProblem) -> sp.csr_array:
@@ -132,6 +136,6 @@ def polish(
             offer(search.best)
         measured = max(seconds, 1e-9) / todo
         per_iteration = measured if not per_iteration else 0.5 * (per_iteration + measured)
-        chunk = max(1, int(CHUNK_SECONDS / per_iteration))
+        chunk = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS / per_iteration)))
     stats.seconds = clock() - started
     return stats

@@ -239,3 +239,27 @@ def test_guided_maxcut_polish_reaches_the_brute_force_optimum_on_tiny_graphs():
         search = local_search(problem, start, seed, pool=pool)
         search.run(2000)
         assert problem.cut_value(search.best) == pytest.approx(best)
+
+
+#: graphs where every search is done at once, and their optima: an edgeless graph's independent
+#: set, a complete graph's clique, a hub that dominates every node, a single node
+NOTHING_TO_DO = [
+    ("mis", 3, [], 3),
+    ("maxclique", 4, list(itertools.combinations(range(4), 2)), 4),
+    ("mds", 30, [(0, j) for j in range(1, 30)] + [(j, j + 1) for j in range(1, 29)], 1),
+    ("mis", 1, [], 1),
+    ("mds", 1, [], 1),
+    ("maxclique", 1, [], 1),
+]
+
+
+@pytest.mark.parametrize("kind, n, edges, optimum", NOTHING_TO_DO)
+@pytest.mark.parametrize("method", ["polish", "rlsa", "cam"])
+def test_methods_with_a_polish_return_the_optimum_where_the_search_has_nothing_to_do(kind, n, edges, optimum, method):
+    # an iteration of such a search takes no measurable time, and chunks sized from that outgrew
+    # the kernels' int64 count (OverflowError)
+    from cosolve import Solver
+
+    problem = KINDS[kind](n, np.array(edges, dtype=np.int64).reshape(-1, 2))
+    result = Solver(method, time_limit=0.3).solve(problem)
+    assert problem.evaluate(result.solution).feasible and result.objective == optimum
