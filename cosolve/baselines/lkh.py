@@ -10,7 +10,10 @@ The instance goes to LKH as TSPLIB text in its own metric (EUC_2D, CEIL_2D, ATT 
 coordinates as LKH computes them; EXPLICIT weights as FULL_MATRIX, the one format elkai's LKH
 reads), with these parameters:
 ``RUNS`` (the ``runs`` option; by default as many as the budget allows), ``SEED`` (the solve's
-seed), ``TOTAL_TIME_LIMIT`` (the time left less a margin for what follows) and ``TRACE_LEVEL = 0``.
+seed), ``TOTAL_TIME_LIMIT`` (the time left less a margin for what follows), ``TRACE_LEVEL = 0``
+and, where distances are so large that LKH's ``PRECISION * distance`` would overflow its ints (its
+assertions then abort the process), a ``PRECISION`` below its default 100 that keeps them clear
+(distances above about 5 * 10^8 are refused).
 LKH checks its time limit between trials, and measures it in CPU time of the process (``clock()``):
 on a machine where the solve gets less than a whole core, it runs over the wall-clock budget by
 what it was denied. Reading the problem and building the candidate sets (about n^2 work for the
@@ -41,6 +44,23 @@ MISSING = "lkh needs the optional package elkai: pip install 'cosolve[lkh]'"
 MAX_EXPLICIT = 20_000
 #: RUNS when a time limit ends the search (LKH stops at TOTAL_TIME_LIMIT long before).
 UNBOUNDED_RUNS = 1_000_000
+#: LKH's PRECISION by default: it works with ``PRECISION * distance + pi_i + pi_j`` in C ints
+LKH_PRECISION = 100
+#: The largest ``PRECISION * distance`` kept clear of int overflow (a quarter of 2^31 leaves room for
+#: the pi values; beyond it LKH's assertions abort the whole process)
+LKH_LIMIT = 2**31 // 4
+
+
+def lkh_precision(largest: float) -> int:
+    """LKH's PRECISION for an instance whose distances are at most ``largest``: its default, or
+    less where that would overflow LKH's ints; a :class:`UsageError` where even 1 would."""
+    if largest * LKH_PRECISION <= LKH_LIMIT:
+        return LKH_PRECISION
+    if largest > LKH_LIMIT:
+        raise UsageError(
+            f"lkh: distances up to {largest:.3g} overflow LKH's integers (at most {LKH_LIMIT}); rescale the instance"
+        )
+    return int(LKH_LIMIT // largest)
 
 
 def import_elkai() -> ModuleType:
@@ -59,9 +79,11 @@ def margin(remaining: float, n: int) -> float:
     return 0.02 + 0.05 * remaining + 2e-6 * n
 
 
-def lkh_parameters(*, runs: int, seed: int, time_limit: float | None) -> str:
+def lkh_parameters(*, runs: int, seed: int, time_limit: float | None, precision: int = LKH_PRECISION) -> str:
     """The LKH parameter text (the problem itself is passed as TSPLIB text)."""
     lines = [f"RUNS = {runs}", f"SEED = {seed}", "TRACE_LEVEL = 0", "PROBLEM_FILE = :stdin:"]
+    if precision != LKH_PRECISION:
+        lines.append(f"PRECISION = {precision}")
     if time_limit is not None:
         lines.append(f"TOTAL_TIME_LIMIT = {time_limit:.6f}")
     return "\n".join(lines) + "\n"
@@ -89,6 +111,7 @@ class Lkh(Method):
         from cosolve.problems.tsp import TSP
 
         elkai = import_elkai()
+        precision = lkh_precision(problem.largest_distance())
         if problem.weights is not None and problem.n > MAX_EXPLICIT:
             raise UsageError(f"lkh (elkai) takes EXPLICIT matrices of at most {MAX_EXPLICIT} cities; this one has {problem.n}")
         deadline = ctx.deadline
@@ -100,7 +123,8 @@ class Lkh(Method):
         if deadline.stop_requested or (limit is not None and limit <= 0):
             return Outcome(Termination.TIME_LIMIT)
         runs = ctx.options["runs"] or (10 if limit is None else UNBOUNDED_RUNS)
-        params = lkh_parameters(runs=runs, seed=seed32(ctx.seed) + 1, time_limit=limit)  # LKH reads SEED = 0 as "from the clock"
+        seed = seed32(ctx.seed) + 1  # LKH reads SEED = 0 as "from the clock"
+        params = lkh_parameters(runs=runs, seed=seed, time_limit=limit, precision=precision)
         start = time.perf_counter()
         order = elkai.solve_problem(params, text)
         seconds = time.perf_counter() - start

@@ -7,6 +7,7 @@ a closed tour. Its objective is the tour length under the instance's metric
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -54,6 +55,11 @@ class TSP(Problem):
             if weights is not None and len(coords) != len(weights):
                 raise InputError(f"tsp: {len(coords)} coordinates for {len(weights)} cities")
         n = len(weights) if weights is not None else len(coords)  # type: ignore[arg-type]
+        if weights is None and metric != "GEO" and n and _diagonal(coords) >= _LARGEST_WEIGHT:
+            raise InputError(
+                f"tsp: the coordinates spread over {_diagonal(coords):.3g}; {metric} distances must stay below 2^53 "
+                "to be exact (rescale the coordinates)"
+            )
         if n < 3:
             raise InputError(f"tsp: a tour needs at least 3 cities, got {n}")
         self.coords = coords
@@ -102,6 +108,16 @@ class TSP(Problem):
             return self.weights[start:stop].copy()
         return distance_rows_kernel(self.points, self.metric_code, self.n, start, stop)
 
+    def largest_distance(self) -> float:
+        """An upper bound on any distance between two cities (the bounding box's diagonal for
+        planar metrics; half the Earth's circumference for GEO; the largest EXPLICIT weight)."""
+        if self.weights is not None:
+            return float(self.weights.max())
+        if self.metric == "GEO":
+            return 20_040.0  # TSPLIB's Earth radius 6378.388 km times pi, plus one
+        diagonal = _diagonal(self.coords)  # type: ignore[arg-type]
+        return math.ceil(diagonal / math.sqrt(10.0)) + 1.0 if self.metric == "ATT" else math.ceil(diagonal) + 1.0
+
     def tour_length(self, tour: np.ndarray) -> float:
         from cosolve.heuristics.tsp import tour_length
 
@@ -147,6 +163,12 @@ class TSP(Problem):
         from cosolve.problems.tsp_models import circuit_model
 
         return circuit_model(self)
+
+
+def _diagonal(coords: np.ndarray) -> float:
+    """The diagonal of the bounding box of ``coords`` (n, 2)."""
+    span = coords.max(axis=0) - coords.min(axis=0)
+    return float(np.hypot(span[0], span[1]))
 
 
 def invalid_weights(w: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cosolve import Solver, UsageError, read
-from cosolve.baselines.lkh import MISSING, Lkh, lkh_parameters
+from cosolve.baselines.lkh import LKH_PRECISION, MISSING, Lkh, lkh_parameters, lkh_precision
 from cosolve.core.registry import methods
 from cosolve.problems import TSP
 
@@ -97,3 +97,20 @@ def test_a_budget_that_ends_before_lkhs_first_tour_is_no_solution_not_an_error(e
         assert problem.evaluate(result.solution).feasible
     else:
         assert result.status.value == "no_solution"
+
+
+def test_precision_drops_where_lkhs_ints_would_overflow_and_larger_distances_are_refused():
+    assert lkh_precision(10_000) == LKH_PRECISION
+    assert 1 <= lkh_precision(1.5e8) < LKH_PRECISION and lkh_precision(1.5e8) * 1.5e8 <= 2**31 // 4
+    with pytest.raises(UsageError, match="overflow LKH's integers"):
+        lkh_precision(1e9)
+    assert "PRECISION = 3" in lkh_parameters(runs=1, seed=1, time_limit=None, precision=3)
+    assert "PRECISION" not in lkh_parameters(runs=1, seed=1, time_limit=None)
+
+
+def test_coordinates_scaled_past_lkhs_default_precision_give_the_same_tour_length(elkai):
+    # with PRECISION 100, distances of 10^8 overflow LKH's ints and its assertions abort the process
+    coords = np.round(np.random.default_rng(0).random((40, 2)) * 1e3)
+    small = Solver("lkh", time_limit=1, seed=0).solve(TSP(coords, metric="EUC_2D"))
+    large = Solver("lkh", time_limit=1, seed=0).solve(TSP(coords * 1e5, metric="EUC_2D"))
+    assert large.objective == pytest.approx(small.objective * 1e5, rel=1e-3)

@@ -257,3 +257,17 @@ def test_bad_tsp_arguments_are_refused():
         TSP(np.zeros((3, 2)), weights=np.zeros((3, 3)))
     with pytest.raises(InputError, match="not symmetric"):
         TSP(weights=np.array([[0, 1, 2], [1, 0, 3], [2, 4, 0]]), metric="EXPLICIT")
+
+
+def test_coordinates_whose_distances_overflow_are_refused_and_the_file_is_named(tmp_path):
+    # 1e300 is finite, but a distance of 1e300 is not an integer anything can add (it came back as a
+    # negative tour length, reported optimal)
+    with pytest.raises(InputError, match="below 2\\^53"):
+        TSP(np.array([[0.0, 0.0], [1e300, 0.0], [0.0, 4.0]]))
+    TSP(np.array([[0.0, 0.0], [1e15, 0.0], [0.0, 4.0]]))  # large, but exact
+    TSP(np.array([[0.0, 0.0], [1e300, 0.0], [0.0, 4.0]]), metric="GEO")  # GEO distances are bounded
+    path = tmp_path / "huge.tsp"
+    header = "NAME : huge\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EUC_2D\n"
+    path.write_text(header + "NODE_COORD_SECTION\n1 0 0\n2 1e300 0\n3 0 4\nEOF\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}.*below 2\^53"):
+        read(path)
