@@ -7,6 +7,7 @@ import argparse
 import json
 
 from cosolve.io import read, read_solution
+from cosolve.io.solution import solution_problem
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +19,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "columns 1-based; graphs, the chosen node labels (MaxCut: side 1); TSP, the tour's cities "
             "1-based or a TSPLIB .tour; MIP, 'name value' lines), evaluate it and print whether it is "
             "feasible, its objective and the first violated constraint. Exit code 0 if feasible, 1 if "
-            "not, 2 for a file that cannot be read."
+            "not, 2 for a file that cannot be read. For a graph file without --problem, the problem named "
+            "in the solution's '# cosolve solution: problem=...' header is used."
         ),
     )
     p.add_argument("solution", help="solution file")
@@ -29,7 +31,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = read(args.instance, format=args.format, problem=args.problem)
+    kind = args.problem
+    if kind is None:  # a graph file holds several kinds: the solution's own header may say which
+        from cosolve.io.detect import detect_format, holders
+
+        hinted = solution_problem(args.solution)
+        fmt = detect_format(args.instance, format=args.format)
+        if not fmt.tells_kind and hinted in holders(fmt.name):
+            kind = hinted
+    problem = read(args.instance, format=args.format, problem=kind)
     solution = read_solution(problem, args.solution)
     verdict = problem.evaluate(solution)
     info = {

@@ -86,11 +86,14 @@ def resolve_options(method: str, declared: dict[str, Option], given: dict[str, A
 
 
 def parse_assignments(items: list[str], flag: str = "--set") -> dict[str, str]:
-    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}`` (values stay strings until resolved)."""
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}`` (values stay strings until resolved); a key
+    given twice is a :class:`UsageError`."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"{flag} expects KEY=VALUE, got {item!r}")
+        if key.strip() in out:
+            raise UsageError(f"{flag} {key.strip()} given twice ({out[key.strip()]!r} and {value.strip()!r}); give it once")
         out[key.strip()] = value.strip()
     return out

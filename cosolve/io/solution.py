@@ -109,6 +109,29 @@ def _int(text: str, where: str, what: str) -> int:
         raise InputError(f"expected {what}, got {text!r}", where=where) from None
 
 
+def solution_problem(path: str | os.PathLike) -> str | None:
+    """The problem kind a solution file's ``# cosolve solution: problem=KIND, ...`` header names
+    (:func:`write_solution` writes it), or None."""
+    from cosolve.io.detect import read_text
+
+    for line in read_text(path).splitlines():
+        text = line.strip()
+        if not text:
+            continue
+        if not text.startswith("# cosolve solution:"):
+            return None
+        fields = dict(part.strip().partition("=")[::2] for part in text.removeprefix("# cosolve solution:").split(","))
+        return fields.get("problem") or None
+    return None
+
+
+def _once(seen: dict[int, int], item: int, what: str, where: str, no: int) -> None:
+    """Record that ``item`` is on line ``no``; an :class:`InputError` if an earlier line has it."""
+    if item in seen:
+        raise InputError(f"{what} listed twice (first on line {seen[item]})", where=f"{where}:{no}")
+    seen[item] = no
+
+
 def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     """Parse a file written by :func:`write_solution` back into ``problem``'s solution array.
 
@@ -116,22 +139,25 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     node labels); TSP -> int64 permutation (lines are 1-based cities, or a TSPLIB ``.tour``
     file); MIP -> float64 values
     (lines ``name value``, unnamed variables 0). Other kinds: one value per line.
-    Raises :class:`InputError` naming ``path:line`` for a bad entry.
+    Raises :class:`InputError` naming ``path:line`` for a bad entry (a column, node or city
+    listed twice included), or ``path`` for a tour that is not as long as the instance.
     """
     from cosolve.problems import MIP, TSP, GraphProblem, SetCover
 
+    where = str(path)
     if isinstance(problem, TSP) and os.fspath(path).lower().endswith(".tour"):
         from cosolve.io.tsplib import read_tour
 
-        return read_tour(path)
+        return _whole_tour(read_tour(path), problem.n, where)
     rows = _lines(path)
-    where = str(path)
+    seen: dict[int, int] = {}
     if isinstance(problem, SetCover):
         x = np.zeros(problem.n_cols, dtype=np.int8)
         for no, text in rows:
             j = _int(text, f"{where}:{no}", "a column number")
             if not 1 <= j <= problem.n_cols:
                 raise InputError(f"column {j} out of range 1..{problem.n_cols}", where=f"{where}:{no}")
+            _once(seen, j, f"column {j}", where, no)
             x[j - 1] = 1
         return x
     if isinstance(problem, GraphProblem):
@@ -140,6 +166,7 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
         for no, text in rows:
             if text not in index:
                 raise InputError(f"no node labelled {text!r} in {problem.name or 'the graph'}", where=f"{where}:{no}")
+            _once(seen, index[text], f"node {text}", where, no)
             x[index[text]] = 1
         return x
     if isinstance(problem, TSP):
@@ -148,8 +175,9 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
             c = _int(text, f"{where}:{no}", "a city number")
             if not 1 <= c <= problem.n:
                 raise InputError(f"city {c} out of range 1..{problem.n}", where=f"{where}:{no}")
+            _once(seen, c, f"city {c}", where, no)
             tour.append(c - 1)
-        return np.array(tour, dtype=np.int64)
+        return _whole_tour(np.array(tour, dtype=np.int64), problem.n, where)
     if isinstance(problem, MIP):
         index = {name: j for j, name in enumerate(problem.var_names)}
         x = np.zeros(problem.n, dtype=np.float64)
@@ -157,6 +185,7 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
             parts = text.split()
             if len(parts) != 2 or parts[0] not in index:
                 raise InputError(f"expected 'variable value' with a variable of the model, got {text!r}", where=f"{where}:{no}")
+            _once(seen, index[parts[0]], f"variable {parts[0]}", where, no)
             try:
                 x[index[parts[0]]] = float(parts[1])
             except ValueError:
@@ -169,6 +198,13 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
         except ValueError:
             raise InputError(f"not a number: {text!r}", where=f"{where}:{no}") from None
     return np.array(values)
+
+
+def _whole_tour(tour: np.ndarray, n: int, where: str) -> np.ndarray:
+    """``tour`` if it visits ``n`` cities, else an :class:`InputError` at ``where``."""
+    if tour.size != n:
+        raise InputError(f"the tour has {tour.size} cities; the instance has {n}", where=where)
+    return tour
 
 
 def write_mps(problem: Problem, path: str | os.PathLike) -> None:

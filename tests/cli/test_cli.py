@@ -284,6 +284,19 @@ def test_validate_checks_a_solution_file_against_its_instance(tmp_path):
     assert proc.stderr.strip() == f"cosolve: error: {tmp_path / 'bad.sol'}:3: expected a column number, got 'seven'"
 
 
+def test_validate_takes_a_graph_files_problem_from_the_solutions_header(tmp_path):
+    graph = tmp_path / "path.edges"
+    graph.write_text("1 2\n2 3\n3 4\n")
+    out = tmp_path / "cut.sol"
+    assert cosolve("solve", graph, "--problem", "maxcut", "--method", "greedy", "--time", "2", "--output", out).returncode == 0
+    proc = cosolve("validate", out, graph, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["problem"] == "maxcut" and json.loads(proc.stdout)["objective"] == 3
+    (tmp_path / "bare.sol").write_text("1\n3\n")  # no header: the file stays ambiguous
+    proc = cosolve("validate", tmp_path / "bare.sol", graph)
+    assert proc.returncode == 2 and "pass --problem" in proc.stderr
+
+
 def test_validate_a_tsplib_optimal_tour_gives_its_published_length():
     proc = cosolve("validate", ROOT / "instances" / "tsplib" / "eil51.opt.tour", EIL51, "--json")
     assert proc.returncode == 0, proc.stderr

@@ -38,6 +38,8 @@ def test_bad_options_name_the_problem(given, message):
 def test_parse_assignments_needs_key_value():
     with pytest.raises(UsageError, match="KEY=VALUE"):
         parse_assignments(["novalue"])
+    with pytest.raises(UsageError, match="--set a given twice \\('1' and '2'\\)"):
+        parse_assignments(["a=1", "b=3", "a=2"])  # the last value won, silently
 
 
 def test_bounds_and_auto():

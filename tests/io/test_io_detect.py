@@ -148,6 +148,36 @@ def test_bad_solution_file(tmp_path):
         read_solution(g, path)
 
 
+def test_an_item_listed_twice_or_a_tour_of_the_wrong_length_is_a_bad_solution_file(tmp_path):
+    # listed twice, a node counted once made an independent set look feasible with half its lines
+    path = tmp_path / "twice.sol"
+    at = re.escape(str(path))
+    sc = random_setcover(6, 10, nnz=30, seed=0)
+    path.write_text("# header\n2\n5\n2\n")
+    with pytest.raises(InputError, match=rf"{at}:4: column 2 listed twice \(first on line 2\)"):
+        read_solution(sc, path)
+    (tmp_path / "g.edges").write_text("10 20\n20 30\n")
+    g = read(tmp_path / "g.edges", problem="mis")
+    path.write_text("10\n10\n")
+    with pytest.raises(InputError, match=rf"{at}:2: node 10 listed twice"):
+        read_solution(g, path)
+    tsp = TSP(np.array([[0, 0], [0, 1], [1, 1], [1, 0]]))
+    path.write_text("1\n2\n2\n3\n")
+    with pytest.raises(InputError, match=rf"{at}:3: city 2 listed twice"):
+        read_solution(tsp, path)
+    path.write_text("1\n2\n3\n")
+    with pytest.raises(InputError, match=rf"{at}: the tour has 3 cities; the instance has 4"):
+        read_solution(tsp, path)
+    tour_file = tmp_path / "short.tour"
+    tour_file.write_text("TYPE : TOUR\nDIMENSION : 3\nTOUR_SECTION\n1\n2\n3\n-1\nEOF\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(tour_file))}: the tour has 3 cities; the instance has 4"):
+        read_solution(tsp, tour_file)
+    (tmp_path / "m.lp").write_text(LP.replace("end", "general\n x\nend"))
+    path.write_text("x 1\nx 0\n")
+    with pytest.raises(InputError, match=rf"{at}:2: variable x listed twice"):
+        read_solution(read(tmp_path / "m.lp"), path)
+
+
 def test_write_is_atomic(tmp_path, monkeypatch):
     import builtins
 
