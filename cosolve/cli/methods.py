@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "methods",
         help="list methods, the problems each solves, and each problem's default",
         description="List the registered methods with their options (training options too, for the methods "
-        "`cosolve train` trains), and the method `--method auto` picks for each problem kind.",
+        "`cosolve train` trains), the method `--method auto` picks for each problem kind, and the kinds "
+        "`--plot` draws.",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -32,6 +33,7 @@ def option_lines(options: dict[str, Option], indent: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cosolve.cli.plots import plottable
     from cosolve.problems.registry import problem_kinds
 
     table = registered()
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
             for name, cls in table.items()
         }
         out[AUTO] = {"defaults": {k: {"method": v.default_method, "why": v.default_why} for k, v in kinds.items()}}
+        out[AUTO]["plots"] = plottable()
         print(json.dumps(out))
         return 0
     width = max(len(name) for name in [*table, AUTO])
@@ -64,4 +67,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':<{width}}  training options (fit, cosolve train {name}):")
             for line in option_lines(cls.fit_options, f"{'':<{width}}    "):
                 print(line)
+    print(f"\n`cosolve solve --plot FILE` draws the solutions of: {', '.join(plottable())}")
     return 0

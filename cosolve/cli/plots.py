@@ -31,8 +31,11 @@ def plottable() -> list[str]:
 
 
 def check_plottable(problem: Problem) -> None:
+    """UsageError unless ``problem``'s solutions can be drawn (checked before solving)."""
     if problem.kind not in plottable():
         raise UsageError(f"--plot: no picture for {problem.kind} problems (plots exist for: {', '.join(plottable())})")
+    if (why := problem.undrawable()) is not None:
+        raise UsageError(f"--plot: {why}")
 
 
 def plot_solution(problem: Problem, solution: np.ndarray, path: str, *, title: str = "") -> None:

@@ -89,6 +89,11 @@ class Problem(ABC):
         """The solution as text lines for :func:`cosolve.io.solution.write_solution`."""
         return [str(v) for v in np.asarray(solution).tolist()]
 
+    def undrawable(self) -> str | None:
+        """Why this instance's solutions cannot be drawn although its kind draws pictures (checked
+        before solving, for ``--plot``), or None."""
+        return None
+
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "problem": self.kind, "sense": self.sense.value, **self.sizes()}
 

@@ -108,6 +108,11 @@ class TSP(Problem):
             return self.weights[start:stop].copy()
         return distance_rows_kernel(self.points, self.metric_code, self.n, start, stop)
 
+    def undrawable(self) -> str | None:
+        if self.coords is None:
+            return f"tsp: {self.name or 'this instance'} has no coordinates to draw (EXPLICIT weights without display data)"
+        return None
+
     def largest_distance(self) -> float:
         """An upper bound on any distance between two cities (the bounding box's diagonal for
         planar metrics; half the Earth's circumference for GEO; the largest EXPLICIT weight)."""
@@ -200,9 +205,8 @@ def draw_tour(problem: TSP, tour: np.ndarray, title: str = ""):  # -> matplotlib
     """A picture of ``tour``: the closed path over the cities."""
     import matplotlib.pyplot as plt
 
-    if problem.coords is None:
-        what = problem.name or "this instance"
-        raise InputError(f"tsp: {what} has no coordinates to draw (EXPLICIT weights without display data)")
+    if (why := problem.undrawable()) is not None:
+        raise InputError(why)
     fig, ax = plt.subplots(figsize=(6, 6))
     tour = np.asarray(tour)
     xy = problem.coords[:, ::-1] if problem.metric == "GEO" else problem.coords  # GEO: (latitude, longitude)

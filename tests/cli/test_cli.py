@@ -241,6 +241,14 @@ def test_plot_draws_a_tsp_tour_and_refuses_other_kinds_before_solving(tmp_path):
     out = cosolve("solve", str(ROOT / "instances/setcover/scp41.txt"), "--method", "greedy", "--plot", str(refused))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no picture for setcover" in out.stderr
     assert not refused.exists() and out.stdout == ""
+    # a kind that draws, but an instance without coordinates: refused before solving too
+    out = cosolve("solve", str(ROOT / "instances/tsplib-types/gr24.tsp"), "--method", "greedy", "--plot", str(refused))
+    assert out.returncode == 2 and out.stdout == "" and not refused.exists()
+    assert (
+        out.stderr.strip()
+        == "cosolve: error: --plot: tsp: gr24 has no coordinates to draw (EXPLICIT weights without display data)"
+    )
+    assert cosolve("methods").stdout.strip().endswith("`cosolve solve --plot FILE` draws the solutions of: tsp, jigsaw")
 
 
 def test_plot_of_a_jigsaw_shows_before_and_after(tmp_path):
