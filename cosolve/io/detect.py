@@ -263,11 +263,12 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
     fmt = detect_format(path, format=format, problem=problem)
     kinds = holders(fmt.name)
     choose = f"; pass --problem {'|'.join(kinds)}" if not fmt.tells_kind and len(kinds) > 1 else ""
+    shown = " or ".join(fmt.either) if fmt.either else fmt.name  # the sniffer's own formats by the names users know
     if problem is not None and problem not in kinds:
         from cosolve.problems.registry import get_kind
 
         held = " or ".join(dict.fromkeys(get_kind(k).title for k in kinds)) or "no known"
-        raise InputError(f"the file ({fmt.name}) holds {held} instances, not {problem}{choose}", where=str(path))
+        raise InputError(f"the file ({shown}) holds {held} instances, not {problem}{choose}", where=str(path))
     if problem is None and choose:
-        raise InputError(f"a {fmt.name} file may hold any of {', '.join(kinds)}{choose}", where=str(path))
+        raise InputError(f"a {shown} file may hold any of {', '.join(kinds)}{choose}", where=str(path))
     return fmt.read(path, problem if problem is not None or fmt.tells_kind else kinds[0])

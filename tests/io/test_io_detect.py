@@ -1,6 +1,7 @@
 """Format detection, file errors, problem checks, and solution files."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -269,3 +270,9 @@ def test_corrupt_compressed_data_is_a_one_line_error(tmp_path, magic, name):
     path.write_bytes(magic + b"garbage that is not a compressed stream" * 3)
     with pytest.raises(InputError, match=rf"^{re.escape(str(path))}: corrupt {name} data"):
         read(path, format="orlib")
+
+
+def test_a_problem_the_file_cannot_hold_names_the_formats_users_know():
+    # the sniffer's own format for numeric text ("numbers") is orlib or rail to a user
+    with pytest.raises(InputError, match=r"the file \(orlib or rail\) holds set cover instances, not mip"):
+        read(Path(__file__).resolve().parents[2] / "instances" / "setcover" / "scp41.txt", problem="mip")
