@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(times in the log and the summary count from its start). "
         "Logs one line per improvement, then a summary (or one JSON object with --json).",
     )
-    p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, edge list, TSPLIB, jigsaw .npz)")
+    p.add_argument("path", help="instance file (OR-Library, rail, MPS, LP, DIMACS, rudy, METIS, edge list, TSPLIB, jigsaw .npz)")
     p.add_argument(
         "--method", "-m", default=AUTO, help="method name (see: cosolve methods); default auto: the best measured for the problem"
     )
