@@ -191,7 +191,9 @@ class Greedy(Method):
             "run the improvement step: redundancy removal and swaps (setcover), redundancy removal (mds), "
             "1-flip search (maxcut), 2-opt (tsp)",
         ),
-        "clique_starts": Option(int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1),
+        "clique_starts": Option(
+            int, 32, "maxclique: grow one clique from each of this many highest-degree nodes", minimum=1, problems=("maxclique",)
+        ),
     }
 
     def prepare(self, problem: Problem) -> None:

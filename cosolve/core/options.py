@@ -17,8 +17,9 @@ _FALSE = {"0", "false", "no", "off"}
 @dataclass(frozen=True)
 class Option:
     """A method option: its type (used to parse ``--set key=value``), default and help; optional
-    ``choices``, an inclusive ``minimum`` and ``maximum`` and an exclusive upper bound ``below``.
-    An option whose default is None is worked out from the problem and the budget by the method
+    ``choices``, an inclusive ``minimum`` and ``maximum`` and an exclusive upper bound ``below``;
+    ``problems``, the problem kinds it applies to (None: every kind the method solves). An option
+    whose default is None is worked out from the problem and the budget by the method
     (:meth:`cosolve.core.method.Method.resolve`), and takes ``auto`` (or None) for that default."""
 
     type: type
@@ -28,6 +29,11 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     below: float | None = None
+    problems: tuple[str, ...] | None = None
+
+    def applies_to(self, kind: str) -> bool:
+        """Whether the option means anything for a problem of kind ``kind``."""
+        return self.problems is None or kind in self.problems
 
     @property
     def auto(self) -> bool:

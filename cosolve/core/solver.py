@@ -167,7 +167,7 @@ class Solver:
         options given (for ``auto``: the kind's default method)."""
         cls = self._method_class(problem.kind)
         self._check_kind(cls, problem.kind)
-        cls(self.options)
+        self._refuse_other_problems_options(cls(self.options), problem.kind)
 
     def method_name(self, kind: str) -> str:
         """The method that solves ``kind``: ``method``, or the kind's default for ``auto``."""
@@ -193,6 +193,7 @@ class Solver:
         method did for that kind, whether it happened here or in the first solve (which counts
         them against its budget with ``setup_in_budget``)."""
         method = self._method(problem.kind)
+        self._refuse_other_problems_options(method, problem.kind)
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
@@ -275,6 +276,15 @@ class Solver:
                 "call fit first, or drop them to solve with the method as it is"
             )
 
+    def _refuse_other_problems_options(self, method: Method, kind: str) -> None:
+        """An option given for another problem kind than the one solved would be silently ignored."""
+        for key, option in method.options.items():
+            if key in self.options and not option.applies_to(kind):
+                raise UsageError(
+                    f"option {key} of method {method.name} applies to {', '.join(option.problems or ())} only, "
+                    f"not to {kind}; drop it"
+                )
+
     def _result(
         self, data: Problem, method: Method, ctx: SolveContext, outcome: Outcome, spent: float = 0.0, compiled: float = 0.0
     ) -> Result:
@@ -306,7 +316,7 @@ class Solver:
             time_limit=self.time_limit,
             seed=self.seed,
             threads=self.threads,
-            options=dict(ctx.options),
+            options={k: v for k, v in ctx.options.items() if k not in method.options or method.options[k].applies_to(data.kind)},
             trace=list(trace.points),
             setup_time=self.__dict__.get("_setup", {}).get((method.name, data.kind), 0.0),
             compile_time=compiled,

@@ -61,12 +61,14 @@ SEARCH = Option(
     "local search of the polish for mis and maxclique: numvc (NuMVC on the vertex cover that complements the "
     "set) or arw (ARW iterated local search); maxcut and mds have one each",
     choices=("numvc", "arw"),
+    problems=("mis", "maxclique"),
 )
 POLISH_GUIDE = Option(
     bool,
     False,
     "maxcut: the tabu's perturbed restarts flip nodes in proportion to how often the sampler's chains "
     "(of the round with the best decoding) disagree with the polish's start, instead of uniformly",
+    problems=("maxcut",),
 )
 #: a warm-up solve compiles the polish without running it to the warm-up's deadline
 POLISH_WARM_UP = {"polish_iterations": 100}
@@ -237,7 +239,10 @@ class CAM(AdjointMethod):
 
     name: ClassVar[str] = "cam"
     problems: ClassVar[frozenset[str]] = GRAPH_KINDS
-    summary: ClassVar[str] = "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (torch)"
+    summary: ClassVar[str] = (
+        "discrete-diffusion GNN sampler trained by Combinatorial Adjoint Matching (training needs torch; "
+        "solving with a saved model runs in numpy)"
+    )
     warm_up: ClassVar[bool] = True
     warm_up_options: ClassVar[dict[str, Any]] = POLISH_WARM_UP
     task: ClassVar[str] = "cosolve.diffusion.cam:CAMTask"

@@ -100,3 +100,30 @@ def test_interrupt_from_another_thread_returns_the_incumbent():
 
 def test_statuses_print_as_their_values():
     assert str(Status.OPTIMAL) == "optimal" and f"{Termination.TIME_LIMIT}" == "time_limit"
+
+
+class Scoped(Enumerate):
+    """Test method with an option that only means something for MIS."""
+
+    name = "test-scoped"
+    options: ClassVar[dict[str, Option]] = {
+        **Enumerate.options,
+        "mis_only": Option(int, 3, "mis: an option set cover ignores", problems=("mis",)),
+    }
+
+
+def test_an_option_of_another_problem_kind_is_refused_and_left_out_of_the_result():
+    _METHODS[Scoped.name] = Scoped
+    try:
+        cover = Solver("test-scoped", time_limit=5).solve(tiny_cover())
+        assert "mis_only" not in cover.options and cover.options["prove"] is True  # not recorded: it did nothing
+        mis = MaximumIndependentSet(4, np.array([[0, 1], [2, 3]]))
+        assert Solver("test-scoped", time_limit=5).solve(mis).options["mis_only"] == 3
+        given = Solver("test-scoped", time_limit=5, mis_only=4)
+        assert given.solve(mis).options["mis_only"] == 4
+        with pytest.raises(UsageError, match="option mis_only of method test-scoped applies to mis only, not to setcover"):
+            given.solve(tiny_cover())  # given for set cover, it would be ignored silently
+        with pytest.raises(UsageError, match="applies to mis only"):
+            given.check_supports(tiny_cover())  # what the command line checks before any work
+    finally:
+        _METHODS.pop(Scoped.name, None)

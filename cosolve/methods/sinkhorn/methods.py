@@ -53,9 +53,15 @@ OPTIONS: dict[str, Option] = {
         "(or no time limit) the local search stops after 100 kicks per city",
         minimum=0,
     ),
-    "sinkhorn_share": Option(float, 0.3, "tsp: share of the time limit for the Sinkhorn phase (then ILS)", minimum=0, maximum=1),
-    "neighbors": Option(int, 10, "tsp: candidate cities per city (the sparse pattern and the local search)", minimum=1),
-    "cycle_penalty": Option(float, 1.0, "tsp: weight of the two-city-cycle mass in the Sinkhorn loss", minimum=0),
+    "sinkhorn_share": Option(
+        float, 0.3, "tsp: share of the time limit for the Sinkhorn phase (then ILS)", minimum=0, maximum=1, problems=("tsp",)
+    ),
+    "neighbors": Option(
+        int, 10, "tsp: candidate cities per city (the sparse pattern and the local search)", minimum=1, problems=("tsp",)
+    ),
+    "cycle_penalty": Option(
+        float, 1.0, "tsp: weight of the two-city-cycle mass in the Sinkhorn loss", minimum=0, problems=("tsp",)
+    ),
     "checkpoint": Option(str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none"),
 }
 
