@@ -106,8 +106,6 @@ class LNSSettings:
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
-    refine_race: int = 1
-    race_rounds: int = 6
     sub_solver: str = "scip"
 
 
@@ -323,27 +321,9 @@ def run_lns(
             if float(costs @ start) < float(costs @ best) - 1e-9:
                 best = start
 
-    def raced(x: np.ndarray) -> np.ndarray:
-        """The best of ``refine_race`` refinements of ``x`` cut after ``race_rounds`` rounds each
-        (within ``refine_share`` of the time left): the start the first refinement goes on from."""
-        limit = deadline.elapsed() + settings.refine_share * min(deadline.remaining(), 1e9)
-        best, best_cost = x, float(costs @ x)
-        for _ in range(settings.refine_race):
-            own = RefineStats()
-            y = refine(
-                costs, csr, csc, lag, x, rng=rng, stats=own, stall_cycles=1 << 30, max_rounds=settings.race_rounds,
-                stop=lambda: stop() or deadline.elapsed() > limit, on_improve=found,
-            )  # fmt: skip
-            stats.refine.rounds += own.rounds
-            stats.refine.fixings += own.fixings
-            stats.refine.improved += own.improved
-            if float(costs @ y) < best_cost - 1e-9:
-                best, best_cost = y, float(costs @ y)
-        return best
-
     heuristic_cover = x
     if settings.refine_share > 0:
-        x = refined(raced(x) if settings.refine_race > 1 else x, settings.refine_cycles)
+        x = refined(x, settings.refine_cycles)
         upper = float(costs @ x)
         stats.refined_objective = upper
         if upper <= bound + 1e-9:

@@ -92,8 +92,6 @@ LNS_OPTIONS: dict[str, Option] = {
         choices=("rwls", "refine"),
     ),
     "rwls_core": Option(int, 20, "columns per row (least reduced cost) the row-weighting local search moves among", minimum=1),
-    "refine_race": Option(int, 1, "first refinements raced for race_rounds rounds; the best goes on (1: none)", minimum=1),
-    "race_rounds": Option(int, 6, "rounds each raced first refinement gets", minimum=1),
     "refine_pool": Option(
         int,
         0,
