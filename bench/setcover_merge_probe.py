@@ -7,8 +7,8 @@ distinct covers that CFT's refinement completed along the way.
 Shared start as in glns (Chvátal's greedy, redundancy removal, swap search, 1,000 subgradient
 steps, the Lagrangian heuristic), then one refinement (one stalled cycle of its fixing fraction, at
 most ``--budget`` seconds) that records every cover its three-phases complete, then, for each K,
-SCIP on the columns of the K cheapest covers plus the refined one, with an objective limit half a
-unit below the refined cover and ``--limit`` seconds. Prints one line per step; one thread.
+glns's sub-MIP repair (SCIP, cut off below the refined cover, ``--limit`` seconds) on the columns of
+the K cheapest covers plus the refined one. Prints one line per step; one thread.
 """
 
 from __future__ import annotations
@@ -22,30 +22,27 @@ from cosolve.heuristics import cft
 from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
+from cosolve.methods.glns.neighborhood import Subproblem, subproblem_kernel
+from cosolve.methods.glns.repair import repair
 
 
 def restricted_optimum(
-    costs: np.ndarray, csc, columns: np.ndarray, below: float, limit: float, seed: int
-) -> tuple[float | None, str, float]:
-    """SCIP on the set cover restricted to ``columns``: the best objective under ``below`` (None if
-    none), SCIP's status and its seconds."""
-    import pyscipopt
-
-    sub = csc[:, columns].tocsr()
-    model = pyscipopt.Model()
-    model.hideOutput()
-    model.setParam("limits/time", limit)
-    model.setParam("parallel/maxnthreads", 1)
-    model.setParam("randomization/randomseedshift", seed)
-    y = [model.addVar(vtype="B", obj=float(costs[j])) for j in columns]
-    for i in range(sub.shape[0]):
-        model.addCons(pyscipopt.quicksum(y[t] for t in sub.indices[sub.indptr[i] : sub.indptr[i + 1]]) >= 1)
-    model.setObjlimit(below)
+    costs: np.ndarray, arrays: tuple[np.ndarray, ...], columns: np.ndarray, x: np.ndarray, limit: float, seed: int
+) -> tuple[float | None, bool, float]:
+    """glns's sub-MIP repair (SCIP, cut off below the cover ``x``) on the instance restricted to
+    ``columns`` (int64, a superset of ``x``'s): the cheaper cover's cost (None if none), whether
+    it was proven optimal there, and the seconds it took."""
+    row_ptr, row_idx, col_ptr, col_idx = arrays
+    cover = np.zeros(row_ptr.size - 1, np.int64)
+    for j in np.flatnonzero(x):
+        cover[col_idx[col_ptr[j] : col_ptr[j + 1]]] += 1
+    rows, sub_ptr, sub_idx = subproblem_kernel(columns, row_ptr, row_idx, col_ptr, col_idx, x, cover)
     started = time.perf_counter()
-    model.optimize()
-    value = model.getObjVal() if model.getNSols() else None
-    return (value if value is not None and value < below else None), model.getStatus(), time.perf_counter() - started
+    fixed = repair(Subproblem(columns, rows, sub_ptr, sub_idx, x[columns].copy()), costs, time_limit=limit, seed=seed)
+    cheaper = fixed.cost < float(costs[columns] @ x[columns]) - 1e-9
+    return (fixed.cost if cheaper else None), fixed.optimal, time.perf_counter() - started
 
 
 def main() -> None:
@@ -60,6 +57,7 @@ def main() -> None:
     p = read(args.instance)
     costs = np.ascontiguousarray(p.costs, dtype=np.float64)
     csr, csc = p.matrix, p.csc
+    arrays = index_arrays(csr, csc)
     never = lambda: False  # noqa: E731
     x = swap_local_search(costs, csr, csc, remove_redundant(costs, csc, chvatal_greedy(costs, csr, csc)))
     lag = lagrangian_bound(costs, csr, csc, upper=float(costs @ x), iterations=1000, stop=never)
@@ -91,9 +89,10 @@ def main() -> None:
         union = set(np.flatnonzero(refined).tolist())
         for _, cols in cheapest[:count]:
             union.update(cols.tolist())
-        value, status, seconds = restricted_optimum(costs, csc, np.array(sorted(union)), best - 0.5, args.limit, args.seed)
+        columns = np.array(sorted(union), dtype=np.int64)
+        value, proven, seconds = restricted_optimum(costs, arrays, columns, refined, args.limit, args.seed)
         found = "nothing cheaper" if value is None else f"{value:g}"
-        print(f"  K {count}: {len(union)} columns -> {found} ({status}, {seconds:.2f} s)")
+        print(f"  K {count}: {len(union)} columns -> {found} ({'proven' if proven else 'time limit'}, {seconds:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -32,10 +32,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     kind = args.problem
-    if kind is None:  # a graph file holds several kinds: the solution's own header may say which
+    hinted = solution_problem(args.solution) if kind is None else None
+    if hinted is not None:  # a graph file holds several kinds: the solution's own header says which
         from cosolve.io.detect import detect_format, holders
 
-        hinted = solution_problem(args.solution)
         fmt = detect_format(args.instance, format=args.format)
         if not fmt.tells_kind and hinted in holders(fmt.name):
             kind = hinted

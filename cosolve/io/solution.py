@@ -21,6 +21,9 @@ import numpy as np
 from cosolve.errors import InputError, UsageError
 from cosolve.problems.base import Problem
 
+#: how the first line of a solution file :func:`write_solution` writes begins
+HEADER = "# cosolve solution:"
+
 
 def _default_mode() -> int:
     """0666 less the process umask, the mode ``open(path, "w")`` would give a new file."""
@@ -88,7 +91,7 @@ def write_solution(problem: Problem, solution: np.ndarray, path: str | os.PathLi
         atomic_write(path, "\n".join(lines) + "\n")
         return
     header = (
-        f"# cosolve solution: problem={problem.kind}, instance={problem.name or '-'}, "
+        f"{HEADER} problem={problem.kind}, instance={problem.name or '-'}, "
         f"objective={verdict.objective:.12g}, feasible={str(verdict.feasible).lower()}"
     )
     lines = [header, *problem.solution_lines(solution)]
@@ -110,17 +113,17 @@ def _int(text: str, where: str, what: str) -> int:
 
 
 def solution_problem(path: str | os.PathLike) -> str | None:
-    """The problem kind a solution file's ``# cosolve solution: problem=KIND, ...`` header names
-    (:func:`write_solution` writes it), or None."""
+    """The problem kind a solution file's :data:`HEADER` line (``# cosolve solution: problem=KIND,
+    ...``, as :func:`write_solution` writes it) names, or None."""
     from cosolve.io.detect import read_text
 
     for line in read_text(path).splitlines():
         text = line.strip()
         if not text:
             continue
-        if not text.startswith("# cosolve solution:"):
+        if not text.startswith(HEADER):
             return None
-        fields = dict(part.strip().partition("=")[::2] for part in text.removeprefix("# cosolve solution:").split(","))
+        fields = dict(part.strip().partition("=")[::2] for part in text.removeprefix(HEADER).split(","))
         return fields.get("problem") or None
     return None
 

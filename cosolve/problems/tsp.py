@@ -55,9 +55,9 @@ class TSP(Problem):
             if weights is not None and len(coords) != len(weights):
                 raise InputError(f"tsp: {len(coords)} coordinates for {len(weights)} cities")
         n = len(weights) if weights is not None else len(coords)  # type: ignore[arg-type]
-        if weights is None and metric != "GEO" and n and _diagonal(coords) >= _LARGEST_WEIGHT:
+        if weights is None and metric != "GEO" and n and (spread := _diagonal(coords)) >= _LARGEST_WEIGHT:
             raise InputError(
-                f"tsp: the coordinates spread over {_diagonal(coords):.3g}; {metric} distances must stay below 2^53 "
+                f"tsp: the coordinates spread over {spread:.3g}; {metric} distances must stay below 2^53 "
                 "to be exact (rescale the coordinates)"
             )
         if n < 3:
