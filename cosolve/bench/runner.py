@@ -98,17 +98,36 @@ def _spec(job: Job) -> dict[str, Any]:
 
 
 def check_suite(suite: Suite, jobs: list[Job]) -> None:
-    """Fail before running anything on an unknown method/option or a method/problem mismatch."""
+    """Fail before running anything on an unknown method or option, a file an option names that
+    does not exist, or a method/problem mismatch; each error names the suite file and the
+    ``[[methods]]`` entry."""
+    from cosolve.core.registry import AUTO, get_method
     from cosolve.core.solver import Solver
 
+    where = {id(method): f"{suite.path}: [[methods]] #{k + 1} ({method.label})" for k, method in enumerate(suite.methods)}
     for method in suite.methods:
-        Solver(method.name, **method.options).validate()
+        try:
+            Solver(method.name, **method.options).validate()
+        except UsageError as e:
+            raise UsageError(f"{where[id(method)]}: {e}") from None
+        declared = get_method(method.name).options if method.name != AUTO else {}
+        for key, value in method.options.items():
+            option = declared.get(key)
+            if option is not None and option.path and value and not Path(value).exists():
+                beside = (suite.path.parent / value).exists()
+                hint = (
+                    f"; it exists relative to the suite file, but option paths are relative to the current directory: "
+                    f"run from {suite.path.parent} or give {str((suite.path.parent / value).resolve())!r}"
+                    if beside
+                    else " (relative to the current directory)"
+                )
+                raise UsageError(f"{where[id(method)]}: option {key}: no such file or folder {value!r}{hint}")
     for job in jobs:
         if job.instance.problem is not None:
             try:
                 Solver(job.method.name, problem=job.instance.problem, **job.method.options).validate()
             except UsageError as e:
-                raise UsageError(f"suite {suite.name}: method {job.method.label} on {job.instance.name}: {e}") from None
+                raise UsageError(f"{where[id(job.method)]} on {job.instance.name}: {e}") from None
 
 
 def run_suite(
@@ -125,6 +144,8 @@ def run_suite(
 
     Everything is checked (cores, methods, options, instance files) before anything runs or the
     store is touched."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder; name a folder for the results")
     cores = os.cpu_count() or 1
     if scheduler is None and workers * suite.threads > cores and not oversubscribe:
         raise UsageError(

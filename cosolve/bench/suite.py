@@ -24,7 +24,10 @@
     label = "greedy-raw"                 # optional: the name in reports (default: name)
     options = { improve = false }        # optional: method options
 
-Relative paths are relative to the suite file.
+Relative paths in the suite (instance ``paths``, ``reference``) are relative to the suite file;
+paths in method ``options`` (e.g. a ``checkpoint``) are relative to the current directory, as on
+the command line, and are checked before any job runs. A set of files whose format may hold
+several problem kinds (graph files) needs ``problem``.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import glob
 import hashlib
 import itertools
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -41,7 +45,11 @@ from pathlib import Path
 from typing import Any
 
 from cosolve.errors import CosolveError, InputError
-from cosolve.io.detect import instance_files, instance_name
+from cosolve.io.detect import choose_kind, detect_format, holders, instance_files, instance_name
+
+#: The longest budget a suite may give a job, in seconds (a week): a longer one is a typo, and the
+#: job scheduler's clock arithmetic overflows near 1e12.
+MAX_BUDGET = 7 * 24 * 3600.0
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,6 +132,11 @@ class Suite:
         ]
 
 
+def _is_number(value: Any) -> bool:
+    """A finite TOML integer or float (not a boolean or a string)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _require(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if key not in table:
         raise InputError(f"missing key {key!r}", where=where)
@@ -148,9 +161,12 @@ def load_suite(path: str | os.PathLike) -> Suite:
     unknown = set(data) - {"name", "description", "budgets", "seeds", "threads", "memory_limit", "instances", "methods"}
     if unknown:
         raise InputError(f"unknown key {sorted(unknown)[0]!r}", where=where)
-    budgets = [float(b) for b in _require(data, "budgets", list, where)]
-    if not budgets or any(not b > 0 for b in budgets):
-        raise InputError("budgets must be a non-empty list of positive seconds", where=where)
+    budgets = _require(data, "budgets", list, where)
+    bad = [b for b in budgets if not _is_number(b) or not 0 < b <= MAX_BUDGET]
+    if not budgets or bad:
+        got = f", got {bad[0]!r}" if bad else ""
+        raise InputError(f"budgets must be a non-empty list of positive seconds, at most {MAX_BUDGET:g}{got}", where=where)
+    budgets = [float(b) for b in budgets]
     seeds = data.get("seeds", [0])
     if not seeds or any(not isinstance(s, int) or isinstance(s, bool) or s < 0 for s in seeds):
         raise InputError("seeds must be a non-empty list of non-negative integers", where=where)
@@ -197,18 +213,37 @@ def load_suite(path: str | os.PathLike) -> Suite:
     )  # fmt: skip
 
 
-def read_references(path: Path) -> dict[str, float]:
+def read_references(path: Path, *, where: str | None = None) -> dict[str, float]:
     """Best-known values from a CSV with an ``instance`` (or ``name``) column and an ``optimum``
-    (or ``value``) column; rows with a ``problem`` column are keyed ``instance:problem``."""
+    (or ``value``) column; rows with a ``problem`` column are keyed ``instance:problem``; rows
+    with an empty value are skipped. ``where`` (the suite entry that names the file) prefixes
+    the error of a missing file; a file without those columns or with a value that is not a
+    finite number is an :class:`InputError` naming ``path`` (and ``path:line``)."""
+    if not path.is_file():
+        raise InputError(f"no such reference file {str(path)!r}", where=where)
     out: dict[str, float] = {}
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        columns = reader.fieldnames or []
+        if not {"instance", "name"} & set(columns) or not {"optimum", "value"} & set(columns):
+            found = ", ".join(columns) or "none"
+            raise InputError(
+                f"a reference file needs an 'instance' (or 'name') column and an 'optimum' (or 'value') column; found: {found}",
+                where=str(path),
+            )
+        for row in reader:
             name = row.get("instance") or row.get("name")
             value = row.get("optimum") or row.get("value")
             if not name or value in (None, ""):
                 continue
+            try:
+                number = float(value)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number):
+                raise InputError(f"value {value!r} of {name} is not a finite number", where=f"{path}:{reader.line_num}")
             key = f"{name}:{row['problem']}" if row.get("problem") else name
-            out[key] = float(value)
+            out[key] = number
     return out
 
 
@@ -223,7 +258,8 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
         if problem is None and "generator" in spec:
             kinds = _generator(spec["generator"], at).kinds
             problem = kinds[0] if len(kinds) == 1 else None  # the kind the generator makes, where it is fixed
-        refs = read_references((base / spec["reference"]).resolve()) if spec.get("reference") else {}
+        reference = spec.get("reference")
+        refs = read_references((base / reference).resolve(), where=at) if reference else {}
         if "generator" in spec:
             files = _generate(spec, problem, workdir / "instances" / spec["name"], at)
         elif "paths" in spec:
@@ -232,9 +268,24 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
             raise InputError("needs 'paths' or 'generator'", where=at)
         for file in files:
             name = instance_name(file)
-            ref = refs.get(f"{name}:{problem}", refs.get(name))
-            out.append(Instance(spec["name"], name, str(file), problem, ref))
+            kind = problem if problem is not None else _file_kind(file, at)
+            ref = refs.get(f"{name}:{kind}", refs.get(name))
+            out.append(Instance(spec["name"], name, str(file), kind, ref))
     return out
+
+
+def _file_kind(path: Path, at: str) -> str | None:
+    """The problem kind ``path`` will be read as, from its format alone (None where only reading
+    the whole file tells: an MPS set cover or MIP); a file whose format holds several kinds
+    (graph files) is an :class:`InputError` asking for the set's ``problem``."""
+    fmt = detect_format(path)
+    ambiguous = choose_kind(fmt)
+    if ambiguous:
+        raise InputError(
+            f"{path.name} may hold any of {', '.join(ambiguous)}; add problem = \"{ambiguous[0]}\" (or another)", where=at
+        )
+    kinds = holders(fmt.name)
+    return kinds[0] if len(kinds) == 1 else None
 
 
 def _match(base: Path, patterns: list[str], at: str) -> list[Path]:

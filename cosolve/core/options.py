@@ -18,7 +18,9 @@ _FALSE = {"0", "false", "no", "off"}
 class Option:
     """A method option: its type (used to parse ``--set key=value``), default and help; optional
     ``choices``, an inclusive ``minimum`` and ``maximum`` and an exclusive upper bound ``below``;
-    ``problems``, the problem kinds it applies to (None: every kind the method solves). An option
+    ``problems``, the problem kinds it applies to (None: every kind the method solves); ``path``: the
+    value names a file or folder (relative to the current directory), which a benchmark suite
+    checks exists before it runs a job. An option
     whose default is None is worked out from the problem and the budget by the method
     (:meth:`cosolve.core.method.Method.resolve`), and takes ``auto`` (or None) for that default."""
 
@@ -30,6 +32,7 @@ class Option:
     maximum: float | None = None
     below: float | None = None
     problems: tuple[str, ...] | None = None
+    path: bool = False
 
     def applies_to(self, kind: str) -> bool:
         """Whether the option means anything for a problem of kind ``kind``."""

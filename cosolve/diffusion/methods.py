@@ -249,7 +249,10 @@ class CAM(AdjointMethod):
     config_type: ClassVar[type] = CAMConfig
     options: ClassVar[dict[str, Option]] = {
         "checkpoint": Option(
-            str, "", "checkpoint file or folder; default: the model fit trained, else the one shipped for the problem (solvers/)"
+            str,
+            "",
+            "checkpoint file or folder; default: the model fit trained, else the one shipped for the problem (solvers/)",
+            path=True,
         ),
         "chains": Option(int, 16, "K, parallel chains per round", minimum=1),
         "steps": Option(int, None, "T, steps per round; auto: the steps the model was trained with", minimum=1),

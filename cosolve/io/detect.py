@@ -233,6 +233,14 @@ def holders(fmt: str) -> tuple[str, ...]:
     return kinds_in_format(fmt)
 
 
+def choose_kind(fmt: Format) -> tuple[str, ...]:
+    """The problem kinds a reader of ``fmt`` cannot tell apart, so that the caller must name one
+    (graph files: mis, maxcut, maxclique, mds); empty when the format holds one kind or its
+    reader works out which."""
+    kinds = holders(fmt.name)
+    return kinds if not fmt.tells_kind and len(kinds) > 1 else ()
+
+
 def detect_format(path: str | os.PathLike, *, format: str | None = None, problem: str | None = None) -> Format:
     """The format of ``path``: ``format`` when given (a name from
     :data:`~cosolve.io.formats.FORMATS`), else from the file name, else from the content."""
@@ -262,7 +270,7 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
         get_kind(problem)  # an unknown name lists the valid ones
     fmt = detect_format(path, format=format, problem=problem)
     kinds = holders(fmt.name)
-    choose = f"; pass --problem {'|'.join(kinds)}" if not fmt.tells_kind and len(kinds) > 1 else ""
+    choose = f"; pass --problem {'|'.join(kinds)}" if choose_kind(fmt) else ""
     shown = " or ".join(fmt.either) if fmt.either else fmt.name  # the sniffer's own formats by the names users know
     if problem is not None and problem not in kinds:
         from cosolve.problems.registry import get_kind

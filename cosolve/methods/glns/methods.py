@@ -155,7 +155,10 @@ GLNS_OPTIONS: dict[str, Option] = {
         choices=("cam", "gradient"),
     ),
     "checkpoint": Option(
-        str, "", "policy checkpoint file or folder; default: the model fit trained, else the shipped one (solvers/glns-setcover)"
+        str,
+        "",
+        "policy checkpoint file or folder; default: the model fit trained, else the shipped one (solvers/glns-setcover)",
+        path=True,
     ),
     "region": Option(int, 600, "columns of the region one generation samples on (at least twice the free-set size)", minimum=10),
     "chains": Option(int, 4, "K, chains per generation", minimum=1),
