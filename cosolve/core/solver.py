@@ -55,6 +55,8 @@ def load_instance(instance: Instance, *, problem: str | None = None, format: str
         if problem is not None and problem != instance.kind:
             raise UsageError(f"instance is a {instance.kind} problem, not {problem}")
         return instance
+    if not isinstance(instance, str | PathLike):
+        raise UsageError(f"instance must be a Problem or the path of an instance file, got {type(instance).__name__}")
     from cosolve.io import read
 
     return read(instance, format=format, problem=problem)
@@ -120,6 +122,14 @@ class Solver:
         self.threads = threads
         self.setup_in_budget = setup_in_budget
         self.options = options
+
+    def __repr__(self) -> str:
+        """The constructor call with the parameters that differ from their defaults, e.g.
+        ``Solver('cam', problem='mis', time_limit=1, chains=4)``."""
+        defaults = {"problem": None, "time_limit": 10.0, "train_time": None, "seed": 0, "threads": 1, "setup_in_budget": False}
+        given = {key: getattr(self, key) for key, default in defaults.items() if getattr(self, key) != default}
+        shown = [repr(self.method), *(f"{k}={v!r}" for k, v in {**given, **self.options}.items())]
+        return f"Solver({', '.join(shown)})"
 
     # ------------------------------------------------------------------ checks
 
@@ -194,6 +204,7 @@ class Solver:
         them against its budget with ``setup_in_budget``)."""
         method = self._method(problem.kind)
         self._refuse_other_problems_options(method, problem.kind)
+        self._refuse_training_options(method)  # before the set-up's work, not after it
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
@@ -227,7 +238,6 @@ class Solver:
         self.validate()
         data = load_instance(instance, problem=problem or self.problem, format=format)
         method = self._method(data.kind)
-        self._refuse_training_options(method)
         self.prepare(data)
         limit = math.inf if self.time_limit is None else float(self.time_limit)
         spent = self._setup_to_count(method.name, data.kind)
@@ -383,6 +393,8 @@ class Solver:
         """Write the trained (or loaded) model to ``folder``: ``model.pt`` and its model card
         ``README.md``. Load it again with ``Solver(METHOD, checkpoint=folder)``."""
         method = getattr(self, "method_", None)
+        if method is None and self.method != AUTO and not get_method(self.method).trainable():
+            raise UsageError(f"method {self.method} learns nothing, so it has no model to save")
         if method is None:
             raise UsageError("nothing to save yet: call fit (or solve, to load a model) first")
         method.save(Path(folder))

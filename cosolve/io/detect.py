@@ -172,7 +172,7 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
             return "numbers"
         break
     raise InputError(
-        f"cannot tell the format of this file; pass --format ({', '.join(FORMATS)})",
+        f"cannot tell the format of this file; pass --format ({', '.join(FORMATS)}; format= in Python)",
         where=str(path),
     )
 
@@ -212,7 +212,7 @@ def _rudy_shape(path: str | os.PathLike, lines: list[str], at: int, *, complete:
     if refuse and ((widths == {3} and (len(body) == m or inside)) or (len(body) == m and inside)):
         raise InputError(
             f"the first line ({n} {m}) may be a rudy header (N nodes, M edges) or an edge; "
-            "pass --format rudy or --format edgelist",
+            "pass --format rudy or --format edgelist (format= in Python)",
             where=f"{path}:{at + 1}",
         )
     return False
@@ -270,7 +270,7 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
         get_kind(problem)  # an unknown name lists the valid ones
     fmt = detect_format(path, format=format, problem=problem)
     kinds = holders(fmt.name)
-    choose = f"; pass --problem {'|'.join(kinds)}" if choose_kind(fmt) else ""
+    choose = f"; pass --problem {'|'.join(kinds)} (problem= in Python)" if choose_kind(fmt) else ""
     shown = " or ".join(fmt.either) if fmt.either else fmt.name  # the sniffer's own formats by the names users know
     if problem is not None and problem not in kinds:
         from cosolve.problems.registry import get_kind

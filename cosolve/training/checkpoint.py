@@ -34,9 +34,13 @@ def resolve_checkpoint(option: str, shipped: str | None, missing: str) -> Path:
     if option:
         path = Path(option)
         if path.is_dir():
+            if not (path / MODEL_FILE).is_file():
+                raise InputError(
+                    f"checkpoint {option}: a folder without {MODEL_FILE}; name a folder a training wrote, or its {MODEL_FILE}"
+                )
             path = path / MODEL_FILE
         if not path.is_file():
-            raise InputError(f"checkpoint {option}: no such file")
+            raise InputError(f"checkpoint {option}: no such file or folder")
         return path
     path = shipped_folder() / shipped / MODEL_FILE if shipped else None
     if path is None or not path.is_file():

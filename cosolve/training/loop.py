@@ -245,6 +245,18 @@ def _note(run: _Run, elapsed: float, validate_every: float) -> str:
     return ""
 
 
+def _check_budget_left(run: _Run, ctx: FitContext, iterations: int) -> None:
+    """A resumed run whose time or iteration limit is already spent would train nothing and only
+    rewrite its checkpoint: refuse it, saying how far the saved run got."""
+    trained = f"the saved run in {ctx.out} has trained {run.offset:.0f} s ({run.iteration} iterations)"
+    if ctx.time_limit is not None and run.offset >= ctx.time_limit:
+        raise UsageError(
+            f"{trained}, at or past the time limit of {ctx.time_limit:g} s; resume with a longer one (--time, train_time)"
+        )
+    if iterations and run.iteration >= iterations:
+        raise UsageError(f"{trained}, at or past the iteration limit of {iterations}; resume with a larger iterations")
+
+
 def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.Module, Progress, dict[str, Any]]:
     """Train ``task``'s policy on ``data`` under ``ctx`` (budget, seed, output folder, resume,
     progress callback) and return the best validated policy (eval mode), the final progress and
@@ -268,6 +280,7 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
     run = _Run(policy)
     if ctx.resume:
         run.restore(load_state(ctx.out), task, data, policy, optimizer, ctx.out)
+        _check_budget_left(run, ctx, c.iterations)
     model: nn.Module = nn.parallel.DistributedDataParallel(policy) if world > 1 else policy
     validation_batch = task.collate([task.prepare(p) for p in held_out]) if rank == 0 else None
     prepared: dict[int, Any] = {}  # a fixed set's instances, prepared once

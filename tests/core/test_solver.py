@@ -127,3 +127,21 @@ def test_an_option_of_another_problem_kind_is_refused_and_left_out_of_the_result
             given.check_supports(tiny_cover())  # what the command line checks before any work
     finally:
         _METHODS.pop(Scoped.name, None)
+
+
+def test_repr_shows_the_method_and_the_parameters_given():
+    assert repr(Solver("greedy")) == "Solver('greedy')"
+    shown = repr(Solver("cam", problem="mis", time_limit=1, seed=3, chains=4))
+    assert shown == "Solver('cam', problem='mis', time_limit=1, seed=3, chains=4)"
+
+
+@pytest.mark.parametrize("instance", [123, None, [1, 2]])
+def test_an_instance_that_is_neither_a_problem_nor_a_path_is_a_usage_error(instance):
+    with pytest.raises(UsageError, match="instance must be a Problem or the path of an instance file, got"):
+        Solver("greedy").solve(instance)
+
+
+def test_saving_a_method_that_learns_nothing_says_so(tmp_path):
+    with pytest.raises(UsageError, match="method greedy learns nothing, so it has no model to save"):
+        Solver("greedy").save(tmp_path / "model")
+    assert not (tmp_path / "model").exists()

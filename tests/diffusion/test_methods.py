@@ -113,6 +113,12 @@ def test_cam_checkpoint_must_match_the_problem(checkpoints):
         Solver("cam", checkpoint="/nonexistent/model.pt").solve(problem)
 
 
+def test_a_checkpoint_folder_without_a_model_says_so(tmp_path):
+    problem = erdos_renyi(8, 0.4, problem="mis", seed=0)
+    with pytest.raises(InputError, match=r"a folder without model\.pt"):
+        Solver("cam", checkpoint=str(tmp_path)).solve(problem)
+
+
 @pytest.mark.parametrize("kind", ["mis", "maxcut"])
 def test_the_shipped_checkpoint_loads_by_default(kind):
     problem = erdos_renyi(12, 0.3, problem=kind, seed=0)

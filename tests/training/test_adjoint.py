@@ -139,6 +139,17 @@ def test_fit_needs_a_limit_and_data_of_a_trainable_kind(tmp_path):
         Solver("cam", hidden=4).solve(REGULAR.sample(0, "mis"))
 
 
+def test_training_options_are_refused_before_the_set_up_does_any_work(monkeypatch):
+    from cosolve.diffusion.methods import CAM
+
+    def prepare(self, problem):
+        raise AssertionError("the set-up ran")
+
+    monkeypatch.setattr(CAM, "prepare", prepare)
+    with pytest.raises(UsageError, match=r"training option.*used by fit only"):
+        Solver("cam", hidden=4).prepare(REGULAR.sample(0, "mis"))
+
+
 def test_a_residual_policy_trains_saves_and_solves_from_its_checkpoint(tmp_path):
     solver = Solver("cam", problem="mis", train_time=300, iterations=3, validate_every=0, base="rlsa", **TINY)
     solver.fit(REGULAR, progress=False)
@@ -185,6 +196,24 @@ def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_
             Solver("cam", problem="mis", iterations=1, device="cuda", **TINY).fit(REGULAR, progress=False)
     with pytest.raises(UsageError, match="trains on cpu, not device=cuda"):
         train(GLNSTask(GLNSConfig(device="cuda", iterations=1)), DistributionData(REGULAR.bound("mis")), FitContext(300))
+
+
+def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp_path):
+    from cosolve.core.method import FitContext
+    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
+                       validation_graphs=6, validation_chains=4, validate_every=0, iterations=2)  # fmt: skip
+    data = DistributionData(REGULAR.bound("mis"))
+    train(CAMTask(config), data, FitContext(300, out=tmp_path))
+    written = {f.name: f.stat().st_mtime_ns for f in tmp_path.iterdir()}
+    with pytest.raises(UsageError, match=r"has trained \d+ s \(2 iterations\), at or past the iteration limit of 2"):
+        train(CAMTask(config), data, FitContext(300, out=tmp_path, resume=True))
+    with pytest.raises(UsageError, match=r"at or past the time limit of 1e-06 s; resume with a longer one"):
+        train(CAMTask(CAMConfig(**{**vars(config), "iterations": 0})), data, FitContext(1e-6, out=tmp_path, resume=True))
+    assert {f.name: f.stat().st_mtime_ns for f in tmp_path.iterdir()} == written
 
 
 def test_a_run_may_resume_on_another_device_and_its_card_says_where_it_trained(tmp_path):
