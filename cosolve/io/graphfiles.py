@@ -22,7 +22,8 @@ from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 
 def _kind(problem: str | None, where: str) -> type[GraphProblem]:
     if problem not in GRAPH_PROBLEMS:
-        raise InputError(f"a graph file needs the problem; pass --problem {'|'.join(GRAPH_PROBLEMS)} (problem= in Python)", where=where)
+        choices = "|".join(GRAPH_PROBLEMS)
+        raise InputError(f"a graph file needs the problem; pass --problem {choices} (problem= in Python)", where=where)
     return GRAPH_PROBLEMS[problem]
 
 

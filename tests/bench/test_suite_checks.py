@@ -32,7 +32,7 @@ def checked(path: Path, out: Path) -> None:
 
 @pytest.mark.parametrize("budgets", ['["1"]', "[true]", "[1e12]", "[nan]", "[inf]", "[0]"])
 def test_a_budget_that_is_not_a_positive_number_of_seconds_is_refused(tmp_path, budgets):
-    with pytest.raises(InputError, match="budgets must be .* got"):
+    with pytest.raises(InputError, match=r"budgets must be .* got"):
         load_suite(suite_file(tmp_path, budgets=budgets))
 
 
@@ -52,7 +52,7 @@ def test_integer_and_float_budgets_are_accepted(tmp_path):
 def test_a_bad_reference_file_is_refused_naming_it(tmp_path, csv, needle):
     if csv is not None:
         (tmp_path / "refs.csv").write_text(csv)
-    with pytest.raises(InputError, match="refs.csv") as caught:
+    with pytest.raises(InputError, match=r"refs\.csv") as caught:
         checked(suite_file(tmp_path, instances='reference = "refs.csv"'), tmp_path / "out")
     assert needle in str(caught.value)
 
@@ -90,7 +90,7 @@ def test_an_option_naming_a_missing_checkpoint_is_refused_with_where_paths_are_r
     with pytest.raises(UsageError, match="option checkpoint: no such file or folder 'model' \\(relative to the current"):
         checked(path, tmp_path / "out")
     (tmp_path / "sub" / "model").mkdir()  # beside the suite, not in the current directory
-    with pytest.raises(UsageError, match="it exists relative to the suite file.*run from"):
+    with pytest.raises(UsageError, match=r"it exists relative to the suite file.*run from"):
         checked(path, tmp_path / "out")
 
 
