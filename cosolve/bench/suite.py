@@ -282,7 +282,7 @@ def _file_kind(path: Path, at: str) -> str | None:
     ambiguous = choose_kind(fmt)
     if ambiguous:
         raise InputError(
-            f"{path.name} may hold any of {', '.join(ambiguous)}; add problem = \"{ambiguous[0]}\" (or another)", where=at
+            f'{path.name} may hold any of {", ".join(ambiguous)}; add problem = "{ambiguous[0]}" (or another)', where=at
         )
     kinds = holders(fmt.name)
     return kinds[0] if len(kinds) == 1 else None
