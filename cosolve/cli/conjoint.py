@@ -106,7 +106,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     o.add_argument("data", help="long-format conjoint CSV (one row per profile), or 'ono_burden' for the bundled data")
     o.add_argument("--mode", choices=("average", "minimax"), default="average")
-    o.add_argument("--lambda", dest="lam", type=float, default=0.5, help="penalty weight (default 0.5)")
+    o.add_argument("--lambda", dest="lam", type=float, default=0.5, help="penalty weight, finite and non-negative (default 0.5)")
     o.add_argument("--penalty", choices=("l2", "kl"), default="l2")
     o.add_argument(
         "--solver",
@@ -123,9 +123,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="outcome model: linear probability (identity) or forced-choice logit (default identity)",
     )
     o.add_argument("--no-interactions", action="store_true", help="main effects only")
+    o.add_argument(
+        "--ridge",
+        type=float,
+        default=0.0,
+        help="identity link: ridge penalty on the coefficients, for designs whose model is not identified (default 0)",
+    )
     o.add_argument("--outcome", default="Y")
     o.add_argument("--respondent", default="id")
-    o.add_argument("--pair", default="pair_id", help="pair (task) column; 'none' for single-profile ratings")
+    o.add_argument(
+        "--pair",
+        default="pair_id",
+        help="pair (task) column, whose pairs must be forced choices (outcomes 1 and 0); 'none' for ratings",
+    )
     o.add_argument("--profile", default="profile_order", help="position of a profile within its pair; 'none' for row order")
     o.add_argument("--attributes", help="comma-separated randomised attributes (default: the bundled file's 13)")
     o.add_argument("--subset", action="append", default=[], metavar="COLUMN=VALUE",
@@ -177,12 +187,18 @@ def load(args: argparse.Namespace):
             values = ", ".join(sorted(set(np.asarray(data.covariates[column]).astype(str).tolist()))[:20])
             raise UsageError(f"--subset {item}: no row has {column} = {value!r}; values: {values}")
         data = data.subset(mask)
+    if data.pair is not None:  # the value of paired data is a chance of being chosen: refuse ratings read as pairs
+        from cosolve.problems.conjoint.fit import forced_choice_pairs
+
+        forced_choice_pairs(data)
     return data, path
 
 
 def _optimize(args: argparse.Namespace) -> int:
-    if args.lam < 0:
-        raise UsageError(f"--lambda must be non-negative, got {args.lam:g}")
+    if not (math.isfinite(args.lam) and args.lam >= 0):
+        raise UsageError(f"--lambda must be a finite non-negative number, got {args.lam:g}")
+    if not (math.isfinite(args.ridge) and args.ridge >= 0):
+        raise UsageError(f"--ridge must be a finite non-negative number, got {args.ridge:g}")
     started = time.perf_counter()
     data, path = load(args)
     read_seconds = time.perf_counter() - started
@@ -199,7 +215,7 @@ def _optimize(args: argparse.Namespace) -> int:
     from cosolve.problems.conjoint.fit import fit_outcome_model
 
     fit_started = time.perf_counter()
-    model = fit_outcome_model(data, link=args.link, interactions=not args.no_interactions)
+    model = fit_outcome_model(data, link=args.link, interactions=not args.no_interactions, ridge=args.ridge)
     fit_seconds = time.perf_counter() - fit_started
     result = average_case(model, args.lam, penalty=args.penalty, solver=args.solver)
     if args.plot:
@@ -207,6 +223,7 @@ def _optimize(args: argparse.Namespace) -> int:
 
         title = f"{path.stem}: average-case policy, {args.penalty} lambda = {args.lam:g}, value {result.value:.3f}"
         plot_policies(model.design, {"optimal policy": (result.pi, result.pi_se)}, args.plot, title)
+    interactions = model.interactions and model.design.n_factors > 1  # one factor has no pairs to interact
     timings = {"read": read_seconds, "fit": fit_seconds, "optimize": result.timings.get("optimize", result.seconds),
                "delta": result.timings.get("delta", 0.0)}  # fmt: skip
     out: dict[str, Any] = {
@@ -215,7 +232,7 @@ def _optimize(args: argparse.Namespace) -> int:
         "certificate": result.extra.get("certificate"),
         "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
         "value_bias": _finite(result.value_bias), "value_ci": list(result.value_interval()),
-        "policy": result.policy_table(model), "interactions": model.interactions,
+        "policy": result.policy_table(model), "interactions": interactions,
         "parameters": int(model.params.size), "estimator": result.extra.get("estimator", "exact"),
         "value_mc_se": result.extra.get("mc_se", 0.0), "timings": timings,
         "fit_seconds": read_seconds + fit_seconds, "optimize_seconds": result.seconds,
@@ -224,7 +241,7 @@ def _optimize(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    terms = "main effects and two-way interactions" if model.interactions else "main effects"
+    terms = "main effects and two-way interactions" if interactions else "main effects"
     print(f"{path.name}: {len(data)} profiles, {data.n_respondents} respondents")
     print(f"outcome model: {args.link} link, {model.params.size} parameters ({terms}), read in {read_seconds:.2f} s, "
           f"fit in {fit_seconds:.2f} s")  # fmt: skip
@@ -235,10 +252,16 @@ def _optimize(args: argparse.Namespace) -> int:
     if result.note:
         print(f"note: {result.note}")
     mc = f", Monte Carlo se {result.extra['mc_se']:.1e}" if result.extra.get("mc_se") else ""
-    print(f"value {result.value:.4f} (se {result.value_se:.4f}{mc}); randomisation p0: {result.p0_value:.4f}")
+    meaning = (
+        "the chance that a profile drawn from the policy is chosen over one drawn from p0"
+        if model.forced_choice
+        else f"the mean of {args.outcome} for a profile drawn from the policy"
+    )
+    print(f"value {result.value:.4f} (se {result.value_se:.4f}{mc}), {meaning}; randomisation p0: {result.p0_value:.4f}")
     low, high = result.value_interval()
     corrected = f"bias-corrected (bias {result.value_bias:.1e})" if math.isfinite(result.value_bias) else "not bias-corrected"
     print(f"95% interval for the optimal value: {low:.4f} to {high:.4f}, {corrected}")
+    print("policy: each level's probability ± 1.96 se (its 95% interval)")
     for factor, levels in out["policy"].items():
         shown = ", ".join(f"{lv} {v['p']:.3f}±{1.96 * v['se']:.3f}" for lv, v in levels.items())
         print(f"  {factor}: {shown}")

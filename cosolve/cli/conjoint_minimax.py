@@ -83,6 +83,7 @@ def run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, starte
     print(f"exploitability {game.exploitability:.2e}; strategic divergence {game.divergence:.4f}")
     if averaging is not None:
         print(f"both parties averaging instead: {parties[0]} vote share {averaging.vote_share:.4f}")
+    print("policies: each level's probability ± 1.96 se (its 95% interval)")
     for side, pi, se in ((parties[0], game.pi_A, game.pi_se_A), (parties[1], game.pi_B, game.pi_se_B)):
         print(f"{side}:")
         for f, levels, p, s in zip(design.factors, design.levels, pi, se, strict=True):

@@ -268,6 +268,20 @@ def test_input_errors():
         solve_game(general, shares, lam=-1.0)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_lambda_and_shares_are_refused(bad):
+    """NaN slips past ``< 0`` checks (and inf past the penalty): both are refused before any solve."""
+    rng = np.random.default_rng(5)
+    general, shares, _ = _game_inputs(rng, "identity")
+    for penalty in ("l2", "kl"):
+        with pytest.raises(UsageError, match="finite"):
+            solve_game(general, shares, lam=bad, penalty=penalty)
+        with pytest.raises(UsageError, match="finite"):
+            solve_game(general, shares, lam=(0.1, bad), penalty=penalty)
+    with pytest.raises(InputError, match="finite"):
+        solve_game(general, {"Dem": bad, "Rep": 0.4}, lam=0.1)
+
+
 def _mc_game(rng, primaries: bool, lam: float = 0.3):
     from cosolve.methods.conjoint.minimax_mc import MonteCarlo
     from cosolve.methods.conjoint.minimax_payoff import build_spec

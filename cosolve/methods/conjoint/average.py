@@ -100,8 +100,8 @@ def average_case(
         raise UsageError(f"unknown penalty {penalty!r}; valid: {', '.join(PENALTIES)}")
     if solver not in SOLVERS:
         raise UsageError(f"unknown solver {solver!r}; valid: {', '.join(SOLVERS)}")
-    if lam < 0:
-        raise UsageError(f"lambda must be non-negative, got {lam}")
+    if not (np.isfinite(lam) and lam >= 0):
+        raise UsageError(f"lambda must be a finite non-negative number, got {lam}")
     if solver in ("qp", "closed-form") and (model.link != "identity" or penalty != "l2"):
         raise UsageError("the QP (closed form on the support) is for the identity link with the L2 penalty")
     if model.link == "identity" and penalty == "l2" and solver != "gradient":

@@ -166,8 +166,8 @@ def _solve_game(
     if estimator not in ESTIMATORS:
         raise UsageError(f"unknown estimator {estimator!r}; valid: {', '.join(ESTIMATORS)}")
     lams = (float(lam), float(lam)) if np.isscalar(lam) else tuple(float(v) for v in lam)
-    if len(lams) != 2 or min(lams) < 0:
-        raise UsageError("lam must be one non-negative number or a pair (lam_A, lam_B)")
+    if len(lams) != 2 or not all(np.isfinite(v) and v >= 0 for v in lams):
+        raise UsageError(f"lam must be one finite non-negative number or a pair (lam_A, lam_B), got {lam}")
     spec = build_spec(models, shares, primaries, fixed_A, fixed_B)
     if _separates(models, primaries, penalty, estimator):
         if primaries is not None:

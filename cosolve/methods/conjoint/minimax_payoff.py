@@ -99,8 +99,8 @@ def build_spec(models, shares, primaries=None, fixed_A=None, fixed_B=None) -> Ga
         raise InputError(f"shares name groups {sorted(shares)} but the models name {sorted(models)}")
     groups = tuple(models)
     s = np.array([float(shares[g]) for g in groups])
-    if np.any(s < 0) or abs(s.sum() - 1.0) > 1e-9:
-        raise InputError(f"electorate shares must be non-negative and sum to 1, got {s.sum():.6g}")
+    if not np.all(np.isfinite(s) & (s >= 0)) or abs(s.sum() - 1.0) > 1e-9:
+        raise InputError(f"electorate shares must be finite, non-negative and sum to 1, got {dict(shares)}")
     roles = [models[g] for g in groups]
     if primaries is not None:
         if set(primaries) != {"A", "B"}:

@@ -59,16 +59,20 @@ def game_models(
     missing = [p for p in parties if p not in names]
     if missing:
         raise UsageError(f"party group(s) {', '.join(missing)} not found in column {group_column!r} (groups: {', '.join(names)})")
-    general_rows = contest == "Different" if contest is not None else np.ones(len(data), dtype=bool)
-    general = {
-        g: fit_outcome_model(data.subset((groups == g) & general_rows), link=link, interactions=interactions) for g in names
-    }
     if shares is None:
         respondents = {g: np.unique(data.respondent[groups == g]).size for g in names}
         total = sum(respondents.values())
         shares = {g: respondents[g] / total for g in names}
-    elif set(shares) != set(names) or abs(sum(shares.values()) - 1) > 1e-9 or min(shares.values()) < 0:
-        raise UsageError(f"shares must give every group ({', '.join(names)}) a non-negative share, summing to 1")
+    elif (
+        set(shares) != set(names)
+        or not all(np.isfinite(v) and v >= 0 for v in shares.values())
+        or abs(sum(shares.values()) - 1) > 1e-9
+    ):
+        raise UsageError(f"shares must give every group ({', '.join(names)}) a finite non-negative share, summing to 1")
+    general_rows = contest == "Different" if contest is not None else np.ones(len(data), dtype=bool)
+    general = {
+        g: fit_outcome_model(data.subset((groups == g) & general_rows), link=link, interactions=interactions) for g in names
+    }
     primary_models = None
     if primaries:
         if contest is None:

@@ -197,6 +197,9 @@ def read_conjoint(
     attributes = list(attributes)
     if not attributes:
         raise UsageError("attributes must name at least one column")
+    repeated = sorted({a for a in attributes if attributes.count(a) > 1})
+    if repeated:
+        raise UsageError(f"attributes name {', '.join(repeated)} more than once (each attribute is one factor)")
     used = [outcome, respondent] + [c for c in (pair, profile) if c is not None] + attributes
     wanted = used + [c for c in (keep or []) if c not in used]
     missing = list(dict.fromkeys(c for c in wanted if c not in df.columns))

@@ -68,8 +68,9 @@ def fit_outcome_model(
     within a pair, e.g. the party in same-party primaries) are left out of the fit and get
     coefficient 0 with zero variance, instead of an error. Raises InputError for an unidentified
     model (module docstring), a single respondent, or (logit) data without pairs or a pair whose
-    outcomes are not one 1 and one 0.
-    """
+    outcomes are not one 1 and one 0 (:func:`forced_choice_pairs`). The model's ``forced_choice``
+    (its value a chance of being chosen) holds for paired data whose every pair has one chosen
+    profile; other data's value is the mean outcome."""
     if link not in LINKS:
         raise UsageError(f"unknown link {link!r} (expected one of: {', '.join(LINKS)})")
     if ridge < 0 or not np.isfinite(ridge):
@@ -78,10 +79,10 @@ def fit_outcome_model(
         raise UsageError("ridge is only supported with link='identity' (the pair logit is fit unpenalised)")
     design = data.design
     names = [INTERCEPT, *design.feature_names(interactions)]
-    a, b = _pairs_for_logit(data) if link == "logit" else (None, None)
+    a, b = forced_choice_pairs(data) if link == "logit" else (None, None)
     if ridge == 0:
         _check_levels(data)
-    ones = scipy.sparse.csr_matrix(np.ones((len(data) if a is None else len(a), 1)))
+    ones = scipy.sparse.csr_matrix(np.ones((len(data) if link == "identity" else len(a), 1)))
     if link == "identity":
         Z = scipy.sparse.hstack([ones, design.feature_matrix(data.X, interactions)], format="csr")
         y, groups, kind = data.y, data.respondent, "profiles"
@@ -116,7 +117,8 @@ def fit_outcome_model(
         full_params, full_cov = np.zeros(K), np.zeros((K, K))
         full_params[kept], full_cov[np.ix_(kept, kept)] = params, cov
         params, cov = full_params, full_cov
-    return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters, forced_choice=data.pair is not None)
+    forced = data.pair is not None and _not_chosen_once(data)[2].size == 0  # else a rating: the value is its mean
+    return OutcomeModel(design, link, interactions, params, cov, names, len(y), n_clusters, forced_choice=forced)
 
 
 def amce(data: ConjointData, *, level: float = 0.95) -> list[AMCE]:
@@ -149,7 +151,7 @@ def _check_levels(data: ConjointData) -> None:
             absent = [design.levels[d][j] for j in np.flatnonzero(counts == 0)]
             raise InputError(
                 f"factor {factor}: level(s) {', '.join(map(repr, absent))} never randomised in the {len(data)} profiles fitted "
-                "(fit a subset that shows every level, or pass ridge > 0)",
+                "(fit a subset that shows every level, or pass ridge > 0: --ridge)",
                 where=data.source,
             )
 
@@ -159,7 +161,7 @@ def _check_identified(gram: np.ndarray, names: list[str], link: str, n: int, kin
     the features of a (near) exact linear dependence."""
     if link == "identity":
         zero_what = "is zero in every one of the {n} profiles fitted (a combination never shown)"
-        remedy = "drop the interactions or pass ridge > 0"
+        remedy = "drop the interactions or pass ridge > 0 (--no-interactions, --ridge)"
     else:
         zero_what = "never differs between the two profiles of any of the {n} pairs fitted"
         remedy = "fit the identity link, drop the interactions, or fit a subset where the features vary within pairs"
@@ -180,19 +182,28 @@ def _check_identified(gram: np.ndarray, names: list[str], link: str, n: int, kin
         )
 
 
-def _pairs_for_logit(data: ConjointData) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``(a, b)`` (M,) of each pair's two profiles; InputError unless each pair has one choice."""
+def _not_chosen_once(data: ConjointData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``(a, b)`` (M,) of each pair's two profiles and the pairs (int64) whose outcomes are
+    not one 1 and one 0; ``data`` has pairs."""
+    a, b = data.pair_rows()
+    ya, yb = data.y[a], data.y[b]
+    return a, b, np.flatnonzero(~(((ya == 0) | (ya == 1)) & (ya + yb == 1)))
+
+
+def forced_choice_pairs(data: ConjointData) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``(a, b)`` (M,) of each pair's two profiles; InputError unless ``data`` has pairs and
+    each has one chosen profile (outcomes 1 and 0), naming the first pair that has not."""
     if data.pair is None:
         raise InputError(
             "the pair logit needs pairs (read the data with a pair column; subsets must keep whole pairs)", where=data.source
         )
-    a, b = data.pair_rows()
-    ya, yb = data.y[a], data.y[b]
-    bad = np.flatnonzero(~(((ya == 0) | (ya == 1)) & (ya + yb == 1)))
+    a, b, bad = _not_chosen_once(data)
     if bad.size:
+        k = bad[0]
         raise InputError(
-            f"the pair logit needs one chosen profile per pair (outcomes 1 and 0); pair {int(bad[0])} has "
-            f"{ya[bad[0]]:g} and {yb[bad[0]]:g} ({bad.size} such pair(s))",
+            f"paired profiles must be forced choices, one chosen per pair (outcomes 1 and 0); pair {data.pair[a[k]]} "
+            f"(numbered from 0 in order of appearance) has {data.y[a[k]]:g} and {data.y[b[k]]:g} ({bad.size} such "
+            "pair(s)); for ratings read the data without pairs (--pair none)",
             where=data.source,
         )
     return a, b

@@ -116,6 +116,16 @@ def test_interior_qp_is_the_closed_form_and_agrees_with_gradient_ascent():
     assert grad.value == pytest.approx(sol.value, abs=1e-12)
 
 
+@pytest.mark.parametrize("lam", [float("nan"), float("inf"), -1.0])
+@pytest.mark.parametrize(("penalty", "solver"), [("l2", "qp"), ("l2", "gradient"), ("kl", "auto")])
+def test_lambda_must_be_finite_and_non_negative(lam, penalty, solver):
+    """NaN passes a ``lam < 0`` check and makes the QP's eigenvalues fail: refused, like a negative lambda."""
+    from cosolve.errors import UsageError
+
+    with pytest.raises(UsageError, match="finite non-negative"):
+        average_case(random_model(0), lam, penalty=penalty, solver=solver)
+
+
 def test_non_concave_objective_is_reported_with_its_certificate():
     model = random_model(1, inter=1.0)
     result = average_case(model, 0.01)

@@ -154,8 +154,10 @@ def test_ridge_and_bad_requests(synthetic):
     y = synthetic.y.copy()
     y[1] = 1.0  # pair 0: both chosen
     both = ConjointData(synthetic.design, synthetic.X, y, synthetic.respondent, synthetic.pair, synthetic.profile, {}, "b.csv")
-    with pytest.raises(InputError, match=r"b\.csv: the pair logit needs one chosen profile per pair .* pair 0 has"):
+    with pytest.raises(InputError, match=r"b\.csv: paired profiles must be forced choices, one chosen per pair .* pair 0 "):
         fit_outcome_model(both, link="logit")
+    assert fit_outcome_model(synthetic, ridge=1.0).forced_choice
+    assert not fit_outcome_model(both, ridge=1.0).forced_choice  # a pair with two chosen: the value is the mean outcome
 
 
 def test_separated_choices_raise(synthetic):
