@@ -56,15 +56,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="log lines instead of a live progress bar")
 
 
-def _check_out(out: Path, args: argparse.Namespace) -> None:
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out}: is not a folder")
-    if args.resume:
-        return
-    if (out / "model.pt").exists() and not args.overwrite:
-        raise UsageError(f"--out {out}: already holds a checkpoint (model.pt); pass --overwrite to replace it, or --resume")
-    if (out / "README.md").exists() and not args.overwrite:
-        raise UsageError(f"--out {out}: holds a README.md the model card would replace; pass --overwrite to replace it")
+def _refuse_solve_options(options: dict[str, str], method: type) -> None:
+    """A solve option that training does not read would be ignored, and the checkpoint keeps no
+    solve options: refuse it (the training options are in ``--help``)."""
+    ignored = sorted(k for k in options if k in method.options and k not in method.fit_options and k not in method.fit_reads)
+    if ignored:
+        raise UsageError(
+            f"{', '.join(ignored)}: solve option(s) of {method.name}, which training does not use; give them when "
+            "solving (cosolve solve --set), and see cosolve train --help for the training options"
+        )
 
 
 def _data(args: argparse.Namespace, method: type):  # -> Distribution | Path
@@ -82,7 +82,7 @@ def _data(args: argparse.Namespace, method: type):  # -> Distribution | Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.core.solver import Solver
+    from cosolve.core.solver import Solver, check_fit_out
     from cosolve.training.progress import ProgressDisplay
 
     trainable = _trainable()
@@ -93,8 +93,9 @@ def run(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise UsageError(f"--threads must be at least 1, got {args.threads}")
     out = Path(args.out)
-    _check_out(out, args)
+    check_fit_out(out, resume=args.resume, overwrite=args.overwrite)
     options = parse_assignments(args.set)
+    _refuse_solve_options(options, trainable[args.method])
     solver = Solver(args.method, problem=args.problem, train_time=args.time, seed=args.seed, threads=args.threads, **options)
     solver.validate()
     data = _data(args, trainable[args.method])
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         command = f"torchrun --nproc-per-node {world} -m cosolve.cli.main " + command.removeprefix("cosolve ")
     display = ProgressDisplay(args.time, live=not args.no_progress, summary=False) if rank == 0 else False
     try:
-        solver.fit(data, out=out, resume=args.resume, progress=display, command=command)
+        solver.fit(data, out=out, resume=args.resume, overwrite=args.overwrite, progress=display, command=command)
     finally:
         if world > 1 and dist.is_initialized():
             dist.destroy_process_group()

@@ -104,6 +104,8 @@ class Method:
     options: ClassVar[dict[str, Option]] = {}
     #: options used by :meth:`fit` only
     fit_options: ClassVar[dict[str, Option]] = {}
+    #: solve options that :meth:`fit` reads too (``cosolve train`` refuses the others: it would ignore them)
+    fit_reads: ClassVar[frozenset[str]] = frozenset()
     #: whether :meth:`prepare` runs a warm-up solve (a method that honours its deadline)
     warm_up: ClassVar[bool] = False
     #: options that replace the resolved ones in warm-up solves (say, to end a search early)

@@ -62,6 +62,22 @@ def load_instance(instance: Instance, *, problem: str | None = None, format: str
     return read(instance, format=format, problem=problem)
 
 
+def check_fit_out(out: Path, *, resume: bool, overwrite: bool) -> None:
+    """UsageError unless ``out`` may take a fit's checkpoint: a folder (or nothing yet) holding no
+    ``model.pt`` or ``README.md`` that it would replace, unless ``resume`` or ``overwrite``."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"out {out}: is not a folder")
+    if resume or overwrite:
+        return
+    if (out / "model.pt").exists():
+        raise UsageError(
+            f"out {out}: already holds a checkpoint (model.pt); replace it with overwrite=True (--overwrite) "
+            "or continue it with resume=True (--resume)"
+        )
+    if (out / "README.md").exists():
+        raise UsageError(f"out {out}: holds a README.md the model card would replace; pass overwrite=True (--overwrite)")
+
+
 def termination(outcome: Outcome, deadline: Deadline) -> Termination:
     """Why a solve stopped: the method's own word, except that a solve whose deadline was
     interrupted (Ctrl-C, :meth:`Solver.interrupt`) reports ``interrupted``."""
@@ -341,6 +357,7 @@ class Solver:
         *,
         out: str | PathLike | None = None,
         resume: bool = False,
+        overwrite: bool = False,
         progress: bool | Callable[[Any], None] = True,
         command: str = "",
     ) -> Solver:
@@ -352,7 +369,8 @@ class Solver:
         Training runs for ``train_time`` seconds (and at most the method's ``iterations``) and
         keeps the best validated model. ``out``: a folder where the best checkpoint
         (``model.pt``, ``README.md``) and the resumable training state are written as training
-        goes; ``resume=True`` continues the run saved there. ``progress``: True shows a
+        goes; ``resume=True`` continues the run saved there, and ``overwrite=True`` replaces a
+        checkpoint already there (without either, one is refused). ``progress``: True shows a
         progress bar (a line per validation where stderr is not a terminal), False nothing, a
         callable receives each :class:`~cosolve.training.progress.Progress`. Ctrl-C ends
         training early and keeps the best model so far. ``command`` is recorded in the model card.
@@ -361,6 +379,8 @@ class Solver:
         from cosolve.training.progress import ProgressDisplay
 
         self.validate()
+        if out is not None:
+            check_fit_out(Path(out), resume=resume, overwrite=overwrite)
         data = training_data(instances, problem=self.problem)
         method = self._method(data.kind)
         deadline = Deadline(math.inf if self.train_time is None else float(self.train_time))

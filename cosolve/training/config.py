@@ -30,6 +30,8 @@ class TrainingConfig:
     #: instances (drawn from a distribution, or the most a fixed set gives up)
     batch_field: ClassVar[str]
     validation_field: ClassVar[str]
+    #: config fields set by a training option of another name (the model card shows the option's)
+    option_names: ClassVar[dict[str, str]] = {}
 
     lr: float = 1e-3
     tau_start: float = 1.0
@@ -76,6 +78,10 @@ class AdjointConfig(TrainingConfig):
     clips: int = 1
     grad_clip: float = 1.0
     compare: float = 0.0
+
+    #: the rollout's ``steps`` and ``chains`` are set by ``train_steps`` and ``train_chains`` (a
+    #: solve's options took the plain names)
+    option_names: ClassVar[dict[str, str]] = {"steps": "train_steps", "chains": "train_chains"}
 
     def policy(self) -> Any:
         """A freshly initialised policy network (torch) of these dimensions."""

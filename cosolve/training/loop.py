@@ -204,7 +204,8 @@ def save_model(folder: Any, task: TrainingTask, policy: nn.Module, meta: dict[st
     title, about, _ = task.card()
     parameters = sum(p.numel() for p in policy.parameters())
     config = asdict(task.config)
-    card = model_card(title, about, config, meta, parameters)
+    shown = {task.config.option_names.get(key, key): value for key, value in config.items()}  # as the user sets them
+    card = model_card(title, about, shown, meta, parameters)
     write_checkpoint(folder, task.checkpoint_format, config, meta, policy.state_dict(), card)
 
 
@@ -254,7 +255,7 @@ def _check_budget_left(run: _Run, ctx: FitContext, iterations: int) -> None:
             f"{trained}, at or past the time limit of {ctx.time_limit:g} s; resume with a longer one (--time, train_time)"
         )
     if iterations and run.iteration >= iterations:
-        raise UsageError(f"{trained}, at or past the iteration limit of {iterations}; resume with a larger iterations")
+        raise UsageError(f"{trained}, at or past its iteration limit of {iterations}; resume with a higher limit")
 
 
 def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.Module, Progress, dict[str, Any]]:

@@ -111,8 +111,11 @@ def test_train_glns_on_a_folder_of_or_library_files_and_resume(tmp_path, capsys)
     assert main(args) == 0
     first = capsys.readouterr().out
     assert "trained 2 iterations" in first and (out / "training.pt").is_file()
-    assert main([*args, "--resume"]) == 0  # the saved run already reached its iteration limit
-    assert "trained 2 iterations" in capsys.readouterr().out
+    assert main([*args, "--resume"]) == 2  # the saved run already reached its iteration limit: nothing to train
+    assert "at or past its iteration limit of 2" in capsys.readouterr().err
+    more = [a if a != "iterations=2" else "iterations=3" for a in args]
+    assert main([*more, "--resume"]) == 0
+    assert "trained 3 iterations" in capsys.readouterr().out
     assert "4 setcover instances from" in (out / "README.md").read_text()
     assert np.isfinite(read(data / "cover0.txt").costs).all()
 
@@ -123,3 +126,28 @@ def test_train_does_not_replace_a_readme_in_its_out_folder(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "README.md" in err and len(err.strip().splitlines()) == 1, err
     assert (tmp_path / "README.md").read_text() == "my own notes" and not (tmp_path / "model.pt").exists()
+
+
+def test_train_refuses_a_solve_option_it_would_ignore(tmp_path, capsys):
+    out = tmp_path / "model"
+    args = ["train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "1", "--out", str(out), "--set", "chains=4"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "chains: solve option(s) of cam, which training does not use" in err
+    assert not out.exists()
+
+
+def test_fit_into_a_folder_with_a_checkpoint_needs_overwrite_and_the_card_names_the_options(tmp_path):
+    from cosolve import Solver, UsageError
+
+    graphs = [erdos_renyi(20, 0.2, problem="mis", seed=s) for s in range(4)]
+    solver = Solver("cam", problem="mis", train_time=60, iterations=1, train_chains=4, validate_every=0, hidden=8)
+    solver.fit(graphs, out=tmp_path, progress=False)
+    card = (tmp_path / "README.md").read_text()
+    assert "| train_chains | 4 |" in card and "| chains |" not in card  # the option's name, not the config field's
+    before = (tmp_path / "model.pt").read_bytes()
+    with pytest.raises(UsageError, match=r"already holds a checkpoint .*overwrite=True"):
+        solver.fit(graphs, out=tmp_path, progress=False)
+    assert (tmp_path / "model.pt").read_bytes() == before
+    solver.fit(graphs, out=tmp_path, overwrite=True, progress=False)
+    assert (tmp_path / "model.pt").is_file()

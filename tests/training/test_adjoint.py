@@ -209,7 +209,7 @@ def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp
     data = DistributionData(REGULAR.bound("mis"))
     train(CAMTask(config), data, FitContext(300, out=tmp_path))
     written = {f.name: f.stat().st_mtime_ns for f in tmp_path.iterdir()}
-    with pytest.raises(UsageError, match=r"has trained \d+ s \(2 iterations\), at or past the iteration limit of 2"):
+    with pytest.raises(UsageError, match=r"has trained \d+ s \(2 iterations\), at or past its iteration limit of 2"):
         train(CAMTask(config), data, FitContext(300, out=tmp_path, resume=True))
     with pytest.raises(UsageError, match=r"at or past the time limit of 1e-06 s; resume with a longer one"):
         train(CAMTask(CAMConfig(**{**vars(config), "iterations": 0})), data, FitContext(1e-6, out=tmp_path, resume=True))

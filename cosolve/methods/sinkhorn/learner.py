@@ -10,31 +10,202 @@ Decoding runs the Hungarian algorithm on the noiseless logits.
 A *task* (:class:`~cosolve.methods.sinkhorn.task.Task`) knows its network, how a batch of
 instances becomes tensors, its loss and its metrics: sorting (:mod:`cosolve.methods.sinkhorn.sorting`)
 and jigsaw (:mod:`cosolve.methods.sinkhorn.jigsaw_net`).
+
+Two loops run that step (:func:`permutation_step`): :meth:`PermutationLearner.fit` trains in memory
+on every instance it is given, for ``steps`` steps (base temperature geometric from ``start`` to
+``end`` over the steps); ``Solver("gumbel-sinkhorn").fit`` and ``cosolve train`` train through
+:func:`cosolve.training.loop.train` with :class:`PermutationTask` (a share held out for validation,
+the best network kept, checkpoints and the resumable state in ``out``, the base temperature linear
+from ``start`` to ``end`` over the budget). Both write the same checkpoint format
+(:class:`PermutationConfig` and the weights), which :meth:`PermutationLearner.load` reads.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
+from torch import nn
 
 from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.decode import hungarian
-from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn
+from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn, log_sinkhorn
 from cosolve.methods.sinkhorn.task import Task, tasks
 from cosolve.problems.base import Problem
+from cosolve.training.config import TrainingConfig
+from cosolve.training.loop import TrainingTask
+from cosolve.training.progress import Validation
 
 TASKS = ("sorting", "jigsaw")
 TEMPERATURES = ("adaptive", "fixed", "annealed")
 CHECKPOINT_FORMAT = "cosolve-sinkhorn/1"
-#: what a checkpoint keeps of the learner's parameters (the rest shaped training only)
-_KEPT = ("task", "hidden", "temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost")
+
+
+@dataclass
+class PermutationConfig(TrainingConfig):
+    """What a permutation network's checkpoint stores, and the settings of its training through
+    :func:`cosolve.training.loop.train`: the ``task`` ("sorting" or "jigsaw") and the instances'
+    ``signature`` (sorting: the number of items; jigsaw: ``((rows, cols), (s, s, C))``), ``hidden``
+    units, the relaxation (``temperature`` variant, ``samples`` Gumbel draws, ``sinkhorn_iterations``,
+    the adaptive ``threshold`` and ``max_boost``), the ``objective``, ``batch_size`` instances per
+    step and at most ``validation_size`` held out; ``tau`` is the base temperature (``fixed``: equal
+    ends), ``iterations`` the training steps (0: until the time limit)."""
+
+    what: ClassVar[str] = "Gumbel-Sinkhorn"
+    checkpoint_format: ClassVar[str] = CHECKPOINT_FORMAT
+    batch_field: ClassVar[str] = "batch_size"
+    validation_field: ClassVar[str] = "validation_size"
+    #: the options that set these fields (``cosolve train --set``), as the model card shows them
+    option_names: ClassVar[dict[str, str]] = {
+        "iterations": "steps", "sinkhorn_iterations": "iterations", "tau_start": "start", "tau_end": "end"
+    }  # fmt: skip
+
+    task: str = "sorting"
+    signature: Any = 0
+    hidden: int = 32
+    temperature: str = "adaptive"
+    samples: int = 5
+    sinkhorn_iterations: int = 10
+    threshold: float = 0.7
+    max_boost: float = 0.1
+    objective: str = "unsupervised"
+    batch_size: int = 32
+    validation_size: int = 64
+    lr: float = 1e-2
+    tau_start: float = 1.5
+    tau_end: float = 0.5
+    validate_every: float = 30.0
+
+    def policy(self) -> nn.Module:
+        """A freshly initialised network for the task and signature (uncalibrated)."""
+        return tasks()[self.task].network(self.signature, self.hidden)
+
+    def schedule(self, base: float) -> TemperatureSchedule:
+        """The temperature at base ``base`` (adaptive: boosted per entry around it)."""
+        return TemperatureSchedule(
+            self.temperature, start=base, end=base, fixed=base, threshold=self.threshold,
+            max_boost=self.max_boost, iterations=self.sinkhorn_iterations,
+        )  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PermutationConfig:
+        """The config a checkpoint stored, that of the format before included (:meth:`upgrade`)."""
+        return super().from_dict(cls.upgrade(dict(data)))  # upgraded before the check of the names
+
+    @classmethod
+    def upgrade(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """A checkpoint written before this config (its ``iterations`` were the Sinkhorn
+        iterations; ``start``, ``end``, ``fixed`` the temperatures; ``n`` the size) as this config."""
+        if "start" in data:
+            start, end, fixed = data.pop("start"), data.pop("end"), data.pop("fixed", 1.0)
+            data["tau_start"], data["tau_end"] = (fixed, fixed) if data.get("temperature") == "fixed" else (start, end)
+            data["sinkhorn_iterations"] = data.pop("iterations", 10)
+            data.pop("n", None)
+        data["signature"] = _tuples(data.get("signature", 0))
+        return data
+
+
+def permutation_step(
+    model: nn.Module,
+    optimizer: Any,
+    loss_fn: Callable[..., torch.Tensor],
+    batch: tuple[torch.Tensor, ...],
+    temperature: Callable[[torch.Tensor], float | torch.Tensor],
+    *,
+    samples: int,
+    iterations: int,
+    generator: torch.Generator,
+) -> float:
+    """One training step: ``batch`` (the task's tensors, one row per instance; the network's input
+    first) -> logits (B, n, n) -> ``samples`` Gumbel–Sinkhorn soft permutations (S, B, n, n) of
+    ``iterations`` rounds at ``temperature(logits)`` -> ``loss_fn(p, *batch)`` -> one Adam step of
+    ``optimizer``. Returns the loss."""
+    logits = model(batch[0])
+    p = gumbel_sinkhorn(logits, temperature(logits), samples=samples, iterations=iterations, generator=generator)
+    loss = loss_fn(p, *batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return float(loss.detach())
+
+
+class PermutationTask(TrainingTask):
+    """The :class:`~cosolve.training.loop.TrainingTask` of a permutation network (``config``, a
+    :class:`PermutationConfig`): a step is :func:`permutation_step` at the base temperature
+    ``tau``; validation decodes the held-out instances' logits by the Hungarian algorithm.
+    ``instances``: the training instances, whose values calibrate a network that scales its input
+    (sorting); None leaves it uncalibrated (the weights are loaded afterwards)."""
+
+    config: PermutationConfig
+    energy_label = "noiseless loss at the end temperature"
+    #: held-out instances of the last validation (None before the first)
+    held_out: int | None = None
+
+    def __init__(self, config: PermutationConfig, instances: Sequence[Problem] | None = None) -> None:
+        super().__init__(config)
+        self.task = tasks()[config.task]
+        self.instances = instances
+        self.loss = self.task.loss(config.signature, config.objective)
+
+    def policy(self) -> nn.Module:
+        network = self.config.policy()
+        if self.instances is not None and hasattr(network, "calibrate"):  # scales its input to the training data
+            network.calibrate(self.task.tensors(self.instances)[0])
+        return network
+
+    def prepare(self, problem: Any) -> tuple[Problem, tuple[torch.Tensor, ...]]:
+        return problem, self.task.tensors([problem])
+
+    def collate(self, items: list[Any]) -> tuple[list[Problem], tuple[torch.Tensor, ...]]:
+        problems, rows = zip(*items, strict=True)
+        return list(problems), tuple(torch.cat(column) for column in zip(*rows, strict=True))
+
+    def step(
+        self, model: nn.Module, policy: nn.Module, optimizer: Any, batch: Any, tau: float, rng: np.random.Generator
+    ) -> tuple[float, float]:
+        """:func:`permutation_step` on the batch at base temperature ``tau``; returns its loss twice
+        (the loss is the training energy)."""
+        c, schedule = self.config, self.config.schedule(tau)
+        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        loss = permutation_step(
+            model, optimizer, self.loss, batch[1], lambda logits: schedule(logits, 0, 1),
+            samples=c.samples, iterations=c.sinkhorn_iterations, generator=generator,
+        )  # fmt: skip
+        return loss, loss
+
+    def validate(self, policy: nn.Module, batch: Any) -> Validation:
+        """Objective: the mean objective of the held-out instances (sorting: out-of-order pairs;
+        jigsaw: discontinuity) at the Hungarian decoding of the network's logits; energy: the loss
+        of the noiseless Sinkhorn at ``tau_end``."""
+        problems, tensors = batch
+        c = self.config
+        with torch.no_grad():
+            logits = policy(tensors[0])
+            p = torch.exp(log_sinkhorn(logits / c.tau_end, c.sinkhorn_iterations)).unsqueeze(0)
+            energy = float(self.loss(p, *tensors))
+        perms = hungarian(logits.double().numpy())
+        self.held_out = len(problems)
+        objective = float(np.mean([q.evaluate(perm).objective for q, perm in zip(problems, perms, strict=True)]))
+        return Validation(objective, energy)
+
+    def card(self) -> tuple[str, str, str]:
+        c = self.config
+        about = (
+            f"A Gumbel–Sinkhorn permutation network for {c.task} ({self.task.describe(c.signature)}), trained "
+            "without labels with an entropy-adaptive temperature (`cosolve.methods.sinkhorn`). Use it with "
+            '`Solver("gumbel-sinkhorn", checkpoint=PATH)` on instances of that size.'
+        )
+        measure = "out-of-order pairs" if c.task == "sorting" else "discontinuity"
+        n = self.held_out
+        count = "held-out instances" if n is None else f"{n} held-out instance{'s' * (n != 1)}"
+        validation = f"mean {measure} of the Hungarian decoding of the network's logits, on {count}"
+        return f"Gumbel–Sinkhorn checkpoint: {c.task}", about, validation
 
 
 @dataclass
@@ -59,6 +230,13 @@ class PermutationLearner:
     ``objective``: "unsupervised" (the task's label-free loss) or "supervised" (the reference; sorting only);
     ``hidden`` units of the network; ``time_limit`` seconds stops training early; ``progress``
     prints a line every ``log_every`` steps.
+
+    Fitted state: ``network_``, ``config_`` (its :class:`PermutationConfig`, what a checkpoint
+    stores), ``meta_`` (its checkpoint's training facts), ``task_``, ``signature_``, ``log_``
+    (loss and base temperature per logged step of :meth:`fit`), ``train_time_`` (seconds) and
+    ``steps_done_``. :meth:`fit` trains in memory on all the instances it is given, without
+    validation or resume; ``Solver("gumbel-sinkhorn").fit`` trains the same network through the
+    training loop (module doc).
     """
 
     def __init__(
@@ -150,10 +328,26 @@ class PermutationLearner:
 
     # ------------------------------------------------------------------ training
 
+    def training_config(self, instances: Sequence[Problem], **settings: Any) -> PermutationConfig:
+        """The learner's hyperparameters for ``instances`` (checked: the parameters, the instances'
+        kind and their common size) as a :class:`PermutationConfig` (``iterations``: ``steps``; the
+        base temperature from ``start`` to ``end``, or ``fixed`` throughout); ``settings`` set its
+        other fields (e.g. ``validate_every``)."""
+        _, signature = self._check_instances(list(instances))
+        fixed = self.temperature == "fixed"
+        return PermutationConfig(
+            task=self.task, signature=_tuples(signature), hidden=self.hidden, temperature=self.temperature,
+            samples=self.samples, sinkhorn_iterations=self.iterations, threshold=self.threshold,
+            max_boost=self.max_boost, objective=self.objective, batch_size=self.batch_size, lr=self.lr,
+            tau_start=self.fixed if fixed else self.start, tau_end=self.fixed if fixed else self.end,
+            iterations=self.steps, **settings,
+        )  # fmt: skip
+
     def fit(self, instances: Sequence[Problem]) -> PermutationLearner:
         """Train on ``instances`` (unlabelled: only their data is used) and return self."""
         instances = list(instances)
-        task, signature = self._check_instances(instances)
+        config = self.training_config(instances)
+        task, signature = tasks()[self.task], config.signature
         schedule, loss_fn = self._schedule(), task.loss(signature, self.objective)
         torch.manual_seed(self.seed)
         generator = torch.Generator().manual_seed(self.seed)
@@ -169,17 +363,12 @@ class PermutationLearner:
             if self.time_limit is not None and time.perf_counter() - started > self.time_limit:
                 break
             rows = rng.integers(0, len(instances), self.batch_size)
-            batch = tuple(t[rows] for t in data)
-            logits = network(batch[0])
-            p = gumbel_sinkhorn(
-                logits, schedule(logits, step, self.steps), samples=self.samples,
-                iterations=self.iterations, generator=generator,
+            loss = permutation_step(
+                network, optimizer, loss_fn, tuple(t[rows] for t in data),
+                lambda logits, step=step: schedule(logits, step, self.steps),
+                samples=self.samples, iterations=self.iterations, generator=generator,
             )  # fmt: skip
-            loss = loss_fn(p, *batch)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            running, count = running + float(loss.detach()), count + 1
+            running, count = running + loss, count + 1
             if (step + 1) % self.log_every == 0 or step + 1 == self.steps:
                 log.steps.append(step + 1)
                 log.seconds.append(time.perf_counter() - started)
@@ -189,50 +378,61 @@ class PermutationLearner:
                     line = f"step {step + 1}/{self.steps}  loss {running / count:.5f}  T {log.temperature[-1]:.3f}"
                     print(f"{line}  {log.seconds[-1]:.1f} s", flush=True)
                 running, count = 0.0, 0
-        self.network_ = network.eval()
-        self.task_ = task
-        self.signature_ = signature
-        self.n_ = instances[0].n
-        self.log_ = log
-        self.train_time_ = time.perf_counter() - started
-        self.steps_done_ = log.steps[-1] if log.steps else 0
+        seconds = time.perf_counter() - started
+        meta = {"iterations": log.steps[-1] if log.steps else 0, "trained_seconds": round(seconds, 1), "seed": self.seed,
+                "torch": str(torch.__version__), "data": f"{len(instances)} {self.task} instances"}  # fmt: skip
+        self._adopt(config, network, meta)
+        self.log_, self.train_time_ = log, seconds
         return self
+
+    def _adopt(self, config: PermutationConfig, network: nn.Module, meta: dict[str, Any]) -> None:
+        """Take ``network`` (trained with ``config``; ``meta``: its checkpoint's facts) as the fitted one."""
+        self.config_ = config
+        self.network_ = network.eval()
+        self.task_ = tasks()[config.task]
+        self.signature_ = config.signature
+        self.meta_ = meta
+        self.log_ = TrainingLog()
+        self.train_time_ = meta.get("trained_seconds", 0.0)
+        self.steps_done_ = meta.get("iterations", 0)
+
+    @classmethod
+    def fitted(cls, config: PermutationConfig, network: nn.Module, meta: dict[str, Any]) -> PermutationLearner:
+        """A fitted learner of ``network``, trained elsewhere with ``config`` (by
+        :func:`cosolve.training.loop.train` with :class:`PermutationTask`, or read from a
+        checkpoint); ``meta``: what its checkpoint records. ``log_`` is empty; ``train_time_`` and
+        ``steps_done_`` are the seconds and steps until this network."""
+        fixed = config.temperature == "fixed"
+        learner = cls(
+            task=config.task, temperature=config.temperature, batch_size=config.batch_size, lr=config.lr,
+            samples=config.samples, iterations=config.sinkhorn_iterations, start=config.tau_start, end=config.tau_end,
+            fixed=config.tau_start if fixed else 1.0, threshold=config.threshold, max_boost=config.max_boost,
+            objective=config.objective, hidden=config.hidden, seed=meta.get("seed", 0),
+        )  # fmt: skip
+        learner._adopt(config, network, meta)
+        return learner
 
     # ------------------------------------------------------------------ checkpoints
 
-    def save(self, folder: str | Path, meta: dict[str, Any]) -> None:
-        """Write the fitted network to ``folder/model.pt`` with its model card (``meta``: training
-        facts for the card, e.g. the command)."""
-        from cosolve.training.checkpoint import model_card, write_checkpoint
+    def save(self, folder: str | Path, meta: dict[str, Any] | None = None) -> None:
+        """Write the fitted network to ``folder/model.pt`` with its model card; ``meta`` adds
+        training facts to those of the fit (e.g. the command)."""
+        from cosolve.training.loop import save_model
 
         self._fitted()
-        config = {**{k: getattr(self, k) for k in _KEPT}, "signature": self.signature_, "n": self.n_}
-        meta = {"iterations": self.steps_done_, "trained_seconds": round(self.train_time_, 1), "seed": self.seed,
-                "torch": str(torch.__version__), **meta}  # fmt: skip
-        parameters = sum(p.numel() for p in self.network_.parameters())
-        about = (
-            f"A Gumbel–Sinkhorn permutation network for {self.task} ({self.task_.describe(self.signature_)}), trained "
-            "without labels with an entropy-adaptive temperature (`cosolve.methods.sinkhorn`). Use it with "
-            '`Solver("gumbel-sinkhorn", checkpoint=PATH)` on instances of that size.'
-        )
-        card = model_card(f"Gumbel–Sinkhorn checkpoint: {self.task}", about, config, meta, parameters)
-        write_checkpoint(Path(folder), CHECKPOINT_FORMAT, config, meta, self.network_.state_dict(), card)
+        save_model(Path(folder), PermutationTask(self.config_), self.network_, {**self.meta_, **(meta or {})})
 
     @classmethod
     def load(cls, path: str | Path) -> PermutationLearner:
-        """A fitted learner from a checkpoint written by :meth:`save` (a file or its folder)."""
+        """A fitted learner from a checkpoint written by :meth:`save` or by training through the
+        loop (a file or its folder)."""
         from cosolve.training.checkpoint import load_weights, read_checkpoint
 
         path, payload = read_checkpoint(path, CHECKPOINT_FORMAT, "Gumbel-Sinkhorn")
-        config, meta = payload["config"], payload.get("meta", {})
-        learner = cls(**{k: config[k] for k in _KEPT}, seed=meta.get("seed", 0))
-        learner.task_ = tasks()[learner.task]
-        learner.signature_ = _tuples(config["signature"])
-        learner.network_ = learner.task_.network(learner.signature_, learner.hidden)
-        load_weights(learner.network_, payload, path)
-        learner.n_, learner.log_ = config["n"], TrainingLog()
-        learner.train_time_, learner.steps_done_ = meta.get("trained_seconds", 0.0), meta.get("iterations", 0)
-        return learner
+        config = PermutationConfig.from_dict(payload["config"])
+        network = config.policy()
+        load_weights(network, payload, path)
+        return cls.fitted(config, network, payload.get("meta", {}))
 
     # ------------------------------------------------------------------ inference
 
@@ -282,8 +482,10 @@ class PermutationLearner:
 
 
 def _tuples(value: Any) -> Any:
-    """Lists read back from a checkpoint as the tuples a signature is made of."""
-    return tuple(_tuples(v) for v in value) if isinstance(value, (list, tuple)) else value
+    """A signature as plain tuples of ints (lists read back from a checkpoint, numpy integers)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_tuples(v) for v in value)
+    return int(value) if isinstance(value, (int, np.integer)) else value
 
 
 def untrained_score(instances: Sequence[Problem], *, hidden: int = 32, seed: int = 0) -> float:

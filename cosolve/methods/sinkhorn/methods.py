@@ -5,8 +5,9 @@
   Hungarian algorithm (:mod:`cosolve.methods.sinkhorn.sorting`,
   :mod:`cosolve.methods.sinkhorn.jigsaw_net`); a jigsaw arrangement is then polished by pairwise swaps.
   TSP instances (of any sizes, or the ``tsp-uniform`` distribution) train an edge network
-  (:mod:`cosolve.methods.sinkhorn.tour_net`, through :mod:`cosolve.training.loop`: validated,
-  checkpointed, resumable) whose logits start the per-instance TSP latent below.
+  (:mod:`cosolve.methods.sinkhorn.tour_net`) whose logits start the per-instance TSP latent below.
+  Every fit runs through :mod:`cosolve.training.loop` (validated on held-out instances, the best
+  network kept, checkpointed to ``out`` and resumable), until the training time or ``steps`` steps.
 - Without ``fit``, a solve optimises the instance's own logits (a latent permutation), decoding and
   offering the incumbent as it goes: for sorting until it is sorted, the time limit or
   ``latent_steps``; for TSP (:mod:`cosolve.methods.sinkhorn.routing`) a sparse
@@ -65,11 +66,19 @@ OPTIONS: dict[str, Option] = {
     "checkpoint": Option(str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none"),
 }
 
+#: training steps of fit when ``steps`` is auto and there is no training time
+DEFAULT_STEPS = 1000
+
 #: options that shape training only (``fit``); the schedule options above serve both
 FIT_OPTIONS: dict[str, Option] = {
-    "steps": Option(int, 1000, "training steps of fit (tsp: 0 = until the training time)", minimum=0),
+    "steps": Option(
+        int,
+        None,
+        f"training steps of fit (auto: until the training time, else {DEFAULT_STEPS}; 0: until the training time)",
+        minimum=0,
+    ),
     "batch_size": Option(int, 32, "instances per training step", minimum=1),
-    "validate_every": Option(float, 30.0, "tsp: seconds of training between validations", minimum=0),
+    "validate_every": Option(float, 30.0, "seconds of training between validations on the held-out instances", minimum=0),
     "lr": Option(float, 1e-2, "Adam learning rate of fit", minimum=1e-12),
     "objective": Option(
         str, "unsupervised", "training loss: unsupervised or supervised (fit only)", choices=("unsupervised", "supervised")
@@ -79,8 +88,17 @@ FIT_OPTIONS: dict[str, Option] = {
 
 _LEARNER_KEYS = (
     "temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost",
-    *(k for k in FIT_OPTIONS if k != "validate_every"),  # the TSP network's only
+    "batch_size", "lr", "objective", "hidden",
 )  # fmt: skip
+
+
+def _steps(option: int | None, ctx: FitContext) -> int:
+    """The loop's iteration limit (0: until the time limit) for the ``steps`` option."""
+    if option is None:
+        return 0 if ctx.time_limit is not None else DEFAULT_STEPS
+    if option == 0 and ctx.time_limit is None:
+        raise UsageError("gumbel-sinkhorn training with steps=0 needs a training time (train_time, --time)")
+    return option
 
 
 @register
@@ -92,6 +110,9 @@ class GumbelSinkhorn(Method):
     summary: ClassVar[str] = "entropy-adaptive Gumbel-Sinkhorn: a trained network (sorting, jigsaw) or per-instance latent logits"
     options: ClassVar[dict[str, Option]] = OPTIONS
     fit_options: ClassVar[dict[str, Option]] = FIT_OPTIONS
+    fit_reads: ClassVar[frozenset[str]] = frozenset(
+        {"temperature", "samples", "iterations", "start", "end", "fixed", "threshold", "max_boost", "neighbors", "cycle_penalty"}
+    )
     warm_up: ClassVar[bool] = True
     warm_up_options: ClassVar[dict[str, Any]] = {"latent_steps": 4}  # a warm-up that ends by itself, well inside its deadline
 
@@ -134,13 +155,17 @@ class GumbelSinkhorn(Method):
             return
         if learner is None:
             raise UsageError("gumbel-sinkhorn has no fitted network to save: call fit first")
-        learner.save(folder, {"data": getattr(self, "data_", "")})
+        learner.save(folder)
 
     def fit(self, data: TrainingData, ctx: FitContext) -> GumbelSinkhorn:
-        """Train the permutation network on every instance of ``data`` (a fixed set of one size)
-        for ``steps`` steps or ``ctx.time_limit`` seconds."""
-        from cosolve.methods.sinkhorn.learner import PermutationLearner
+        """Train on ``data`` through :func:`cosolve.training.loop.train` (a share held out for
+        validation, the best network kept; with ``ctx.out`` its checkpoint and the resumable state
+        written there, ``ctx.resume`` continues that run) for ``steps`` steps or ``ctx.time_limit``
+        seconds: sorting and jigsaw the permutation network on a fixed set of one size
+        (:class:`~cosolve.methods.sinkhorn.learner.PermutationTask`), TSP the edge network."""
+        from cosolve.methods.sinkhorn.learner import PermutationLearner, PermutationTask
         from cosolve.training.data import FixedInstances
+        from cosolve.training.loop import train
 
         task = data.kind
         if task == "tsp":
@@ -149,12 +174,12 @@ class GumbelSinkhorn(Method):
             raise UsageError(f"gumbel-sinkhorn cannot learn {task} problems (it learns: {', '.join(sorted(self.problems))})")
         if not isinstance(data, FixedInstances):
             raise UsageError("gumbel-sinkhorn fits on a fixed set of instances (Problems or files), not a distribution")
-        learner = PermutationLearner(
-            task=task, seed=ctx.seed, time_limit=ctx.time_limit, **{k: self.config[k] for k in _LEARNER_KEYS}
-        )
-        ctx.threads_ready()
-        self.learner_ = learner.fit(data.instances)
-        self.data_ = data.describe()
+        steps = _steps(self.config["steps"], ctx)
+        learner = PermutationLearner(task=task, steps=steps, seed=ctx.seed, **{k: self.config[k] for k in _LEARNER_KEYS})
+        config = learner.training_config(data.instances, validate_every=self.config["validate_every"])
+        network, progress, meta = train(PermutationTask(config, data.instances), data, ctx)
+        self.learner_ = PermutationLearner.fitted(config, network, meta)
+        self.training_ = progress
         self.fitted_kind_ = task
         self.__dict__.pop("_prepared_kinds", None)  # warm up again with the network
         return self
@@ -173,7 +198,7 @@ class GumbelSinkhorn(Method):
             temperature=o["temperature"], threshold=o["threshold"], max_boost=o["max_boost"],
             cycle_penalty=o["cycle_penalty"], batch_size=o["batch_size"], lr=o["lr"],
             tau_start=o["fixed"] if fixed else o["start"], tau_end=o["fixed"] if fixed else o["end"],
-            validate_every=o["validate_every"], iterations=o["steps"],
+            validate_every=o["validate_every"], iterations=_steps(o["steps"], ctx),
         )  # fmt: skip
         policy, progress, meta = train(TourNetTask(config), data, ctx)
         self.tour_net_ = (policy, config, meta)

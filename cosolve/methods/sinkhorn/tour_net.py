@@ -100,6 +100,10 @@ class TourNetConfig(TrainingConfig):
     checkpoint_format: ClassVar[str] = "cosolve-sinkhorn-tsp/1"
     batch_field: ClassVar[str] = "batch_size"
     validation_field: ClassVar[str] = "validation_size"
+    #: the options that set these fields (``cosolve train --set``), as the model card shows them
+    option_names: ClassVar[dict[str, str]] = {
+        "iterations": "steps", "sinkhorn_iterations": "iterations", "tau_start": "start", "tau_end": "end"
+    }  # fmt: skip
 
     hidden: int = 32
     layers: int = 2
@@ -156,6 +160,9 @@ class TourNetTask(TrainingTask):
 
     config: TourNetConfig
     energy_label = "noiseless per-city loss at the end temperature"
+    #: held-out instances of the last validation (None before the first): a fixed set gives up
+    #: fewer than ``validation_size`` when it is small
+    held_out: int | None = None
 
     def prepare(self, problem: Any) -> PreparedTour:
         graph = CandidateGraph.of(problem, self.config.neighbors)
@@ -205,6 +212,7 @@ class TourNetTask(TrainingTask):
                 n = graph.lists.shape[0]
                 losses.append(float(successor_loss(p.unsqueeze(0), graph.lengths, graph.pattern, self.config.cycle_penalty)) / n)
             ratios.append(decoded_length(graph, heat(logits, graph.pattern, graph.index)) / max(item.reference, 1e-12))
+        self.held_out = len(batch)
         return Validation(float(np.mean(ratios)), float(np.mean(losses)))
 
     def card(self) -> tuple[str, str, str]:
@@ -214,9 +222,10 @@ class TourNetTask(TrainingTask):
             'the expected tour length through sparse Gumbel–Sinkhorn. Use it with `Solver("gumbel-sinkhorn", '
             "checkpoint=PATH)` on TSP instances of any size: the per-instance latent starts from its logits."
         )
+        n = self.held_out
+        count = "held-out instances" if n is None else f"{n} held-out instance{'s' * (n != 1)}"
         validation = (
-            f"mean tour length from the network's heat over the greedy edge tour's, both at a 2-opt + Or-opt optimum, "
-            f"on {self.validation_size} held-out instances"
+            f"mean tour length from the network's heat over the greedy edge tour's, both at a 2-opt + Or-opt optimum, on {count}"
         )
         return "Gumbel–Sinkhorn TSP edge network", about, validation
 
