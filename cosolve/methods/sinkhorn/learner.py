@@ -37,8 +37,8 @@ from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.decode import hungarian
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn, log_sinkhorn
 from cosolve.methods.sinkhorn.task import Task, tasks
+from cosolve.methods.sinkhorn.training_config import SinkhornConfig
 from cosolve.problems.base import Problem
-from cosolve.training.config import TrainingConfig
 from cosolve.training.loop import TrainingTask
 from cosolve.training.progress import Validation
 
@@ -48,50 +48,23 @@ CHECKPOINT_FORMAT = "cosolve-sinkhorn/1"
 
 
 @dataclass
-class PermutationConfig(TrainingConfig):
+class PermutationConfig(SinkhornConfig):
     """What a permutation network's checkpoint stores, and the settings of its training through
-    :func:`cosolve.training.loop.train`: the ``task`` ("sorting" or "jigsaw") and the instances'
-    ``signature`` (sorting: the number of items; jigsaw: ``((rows, cols), (s, s, C))``), ``hidden``
-    units, the relaxation (``temperature`` variant, ``samples`` Gumbel draws, ``sinkhorn_iterations``,
-    the adaptive ``threshold`` and ``max_boost``), the ``objective``, ``batch_size`` instances per
-    step and at most ``validation_size`` held out; ``tau`` is the base temperature (``fixed``: equal
-    ends), ``iterations`` the training steps (0: until the time limit)."""
+    :func:`cosolve.training.loop.train`: the ``task`` ("sorting" or "jigsaw"), the instances'
+    ``signature`` (sorting: the number of items; jigsaw: ``((rows, cols), (s, s, C))``) and the
+    ``objective``, beside the shared :class:`~cosolve.methods.sinkhorn.training_config.SinkhornConfig`
+    (``fixed`` temperatures: equal ends)."""
 
     what: ClassVar[str] = "Gumbel-Sinkhorn"
     checkpoint_format: ClassVar[str] = CHECKPOINT_FORMAT
-    batch_field: ClassVar[str] = "batch_size"
-    validation_field: ClassVar[str] = "validation_size"
-    #: the options that set these fields (``cosolve train --set``), as the model card shows them
-    option_names: ClassVar[dict[str, str]] = {
-        "iterations": "steps", "sinkhorn_iterations": "iterations", "tau_start": "start", "tau_end": "end"
-    }  # fmt: skip
 
     task: str = "sorting"
     signature: Any = 0
-    hidden: int = 32
-    temperature: str = "adaptive"
-    samples: int = 5
-    sinkhorn_iterations: int = 10
-    threshold: float = 0.7
-    max_boost: float = 0.1
     objective: str = "unsupervised"
-    batch_size: int = 32
-    validation_size: int = 64
-    lr: float = 1e-2
-    tau_start: float = 1.5
-    tau_end: float = 0.5
-    validate_every: float = 30.0
 
     def policy(self) -> nn.Module:
         """A freshly initialised network for the task and signature (uncalibrated)."""
         return tasks()[self.task].network(self.signature, self.hidden)
-
-    def schedule(self, base: float) -> TemperatureSchedule:
-        """The temperature at base ``base`` (adaptive: boosted per entry around it)."""
-        return TemperatureSchedule(
-            self.temperature, start=base, end=base, fixed=base, threshold=self.threshold,
-            max_boost=self.max_boost, iterations=self.sinkhorn_iterations,
-        )  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PermutationConfig:

@@ -29,10 +29,9 @@ import torch
 from torch import nn
 
 from cosolve.heuristics.tsp import pair_distances_kernel
-from cosolve.methods.sinkhorn.operator import TemperatureSchedule
 from cosolve.methods.sinkhorn.routing import CandidateGraph, greedy_edge_search, heat, successor_loss
 from cosolve.methods.sinkhorn.sparse import sparse_gumbel_sinkhorn, sparse_log_sinkhorn, sparse_temperature
-from cosolve.training.config import TrainingConfig
+from cosolve.methods.sinkhorn.training_config import SinkhornConfig
 from cosolve.training.loop import TrainingTask
 from cosolve.training.progress import Validation
 
@@ -88,48 +87,24 @@ class TourEdgeNet(nn.Module):
 
 
 @dataclass
-class TourNetConfig(TrainingConfig):
-    """The network (``hidden`` units, ``layers``), the candidate graph (``neighbors`` per city; a
-    solve with the network uses the same), the relaxation (``samples`` Gumbel draws,
-    ``sinkhorn_iterations``, ``temperature`` variant with its ``threshold`` and ``max_boost``, the
-    ``cycle_penalty``), ``batch_size`` instances per step and ``validation_size`` held out; ``tau``
-    is the base temperature."""
+class TourNetConfig(SinkhornConfig):
+    """:class:`~cosolve.methods.sinkhorn.training_config.SinkhornConfig` of the edge network (and
+    its ``layers``), the candidate graph (``neighbors`` per city; a solve with the network uses the
+    same) and the loss's ``cycle_penalty``."""
 
     policy_class: ClassVar[str] = "cosolve.methods.sinkhorn.tour_net:TourEdgeNet"
     what: ClassVar[str] = "Gumbel-Sinkhorn TSP"
     checkpoint_format: ClassVar[str] = "cosolve-sinkhorn-tsp/1"
-    batch_field: ClassVar[str] = "batch_size"
-    validation_field: ClassVar[str] = "validation_size"
-    #: the options that set these fields (``cosolve train --set``), as the model card shows them
-    option_names: ClassVar[dict[str, str]] = {
-        "iterations": "steps", "sinkhorn_iterations": "iterations", "tau_start": "start", "tau_end": "end"
-    }  # fmt: skip
 
-    hidden: int = 32
     layers: int = 2
     neighbors: int = 10
-    samples: int = 5
-    sinkhorn_iterations: int = 10
-    temperature: str = "adaptive"
-    threshold: float = 0.7
-    max_boost: float = 0.1
     cycle_penalty: float = 1.0
     batch_size: int = 8
     validation_size: int = 16
     lr: float = 3e-3
-    tau_start: float = 1.5
-    tau_end: float = 0.5
-    validate_every: float = 30.0
 
     def policy(self) -> TourEdgeNet:
         return TourEdgeNet(hidden=self.hidden, layers=self.layers)
-
-    def schedule(self, base: float) -> TemperatureSchedule:
-        """The temperature at base ``base`` (adaptive: boosted per entry around it)."""
-        return TemperatureSchedule(
-            self.temperature, start=base, end=base, fixed=base, threshold=self.threshold,
-            max_boost=self.max_boost, iterations=self.sinkhorn_iterations,
-        )  # fmt: skip
 
 
 @dataclass
