@@ -246,7 +246,10 @@ def plot_anytime(rows: list[dict[str, Any]], folder: Path) -> list[Path]:
         ax.set_ylabel("mean primal gap (%)")
         ax.set_title(f"{name}: anytime primal gap, {budget:g} s budget")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend()
+        if ax.get_lines():
+            ax.legend()
+        else:  # every job failed, or no instance has a reference value: nothing to draw
+            ax.text(0.5, 0.5, "no run with a reference value", transform=ax.transAxes, ha="center")
         path = folder / f"anytime_{name}.png"
         fig.tight_layout()
         fig.savefig(path, dpi=110)

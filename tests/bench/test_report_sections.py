@@ -21,3 +21,15 @@ def test_long_lists_are_cut_with_a_count_and_keep_their_columns():
     listed = [line for line in lines if line.startswith("| er/")]
     assert len(listed) == LISTED_FAILURES and listed[0] == "| er/er-0 | cam | 1 | 0 | killed | over \\| budget |"
     assert lines[-2] == "| ... | 2 more in results.csv | | | | |" and lines[-2].count("|") == listed[0].count("|") - 1
+
+
+def test_an_anytime_plot_without_a_reference_says_so_without_a_legend_warning(tmp_path):
+    import warnings
+
+    from cosolve.bench.report import plot_anytime
+
+    row = {"instance_set": "g", "budget": 1.0, "label": "greedy", "reference": None, "status": "failed", "trace": None}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "No artists with labels" would fail the test
+        (path,) = plot_anytime([row], tmp_path)
+    assert path.is_file() and path.stat().st_size > 0
