@@ -32,9 +32,16 @@ def _better(sense: str | None, a: float, b: float) -> bool:
     return Sense(sense or Sense.MINIMIZE.value).better(a, b)
 
 
+#: ``reference_source`` of a reference from the suite's reference file, of one the run found, and
+#: of a reference file's value that a job of the run beat (so it was not the best known)
+FROM_FILE, FROM_RUN, BEATEN = "reference file", "best found in run", "best found in run, better than the reference file"
+
+
 def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Add ``reference`` (metadata, else the best objective of any job on that instance),
-    ``reference_source``, ``primal_gap`` and ``primal_integral`` to each job row."""
+    """Add ``reference`` (the reference file's value, else the best objective of any job on that
+    instance; the best objective too where it is better than the file's, which was then not the
+    best known: no gap is negative), ``reference_source``, ``primal_gap`` and ``primal_integral``
+    to each job row."""
     senses: dict[tuple[str, str], str] = {}
     best: dict[tuple[str, str], float] = {}
     for r in rows:
@@ -49,10 +56,12 @@ def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         inst = (r["instance_set"], r["instance"])
         r = dict(r)
-        if r["reference"] is not None:
-            r["reference_source"] = "metadata"
+        if r["reference"] is not None and inst in best and _better(senses.get(inst), best[inst], r["reference"]):
+            r["reference"], r["reference_source"] = best[inst], BEATEN
+        elif r["reference"] is not None:
+            r["reference_source"] = FROM_FILE
         elif inst in best:
-            r["reference"], r["reference_source"] = best[inst], "best found in run"
+            r["reference"], r["reference_source"] = best[inst], FROM_RUN
         else:
             r["reference_source"] = "none"
         trace = [(t, obj) for t, obj, _ in json.loads(r["trace"] or "[]") if obj is not None]
@@ -132,15 +141,23 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
     sources = defaultdict(set)
     for r in rows:
         sources[r["reference_source"]].add((r["instance_set"], r["instance"]))
-    lines += ["", "References: " + "; ".join(f"{len(v)} instance(s) from {k}" for k, v in sorted(sources.items())) + "."]
-    if sources.get("best found in run"):
+    named = {FROM_FILE: "the reference file", "none": "no reference (no solution)"}
+    lines += [
+        "",
+        "References: " + "; ".join(f"{len(v)} instance(s) from {named.get(k, k)}" for k, v in sorted(sources.items())) + ".",
+    ]
+    if sources.get(FROM_RUN) or sources.get(BEATEN):
         lines.append(
-            "Where no best-known value exists the best objective found by any method in this run is the reference (marked *)."
+            "Where no best-known value exists, or a job beat the reference file's, the best objective found by any "
+            "method in this run is the reference (marked *)."
         )
+    if sources.get(BEATEN):
+        beaten = ", ".join(f"{s}/{i}" for s, i in sorted(sources[BEATEN]))
+        lines.append(f"The reference file's value was beaten on: {beaten} (correct the file).")
     lines.append("")
     sets = sorted({k[0] for k in table})
     for name in sets:
-        marked = any(r["reference_source"] == "best found in run" for r in rows if r["instance_set"] == name)
+        marked = any(r["reference_source"] in (FROM_RUN, BEATEN) for r in rows if r["instance_set"] == name)
         for budget in sorted({k[1] for k in table if k[0] == name}):
             n_inst = len({r["instance"] for r in rows if r["instance_set"] == name and r["budget"] == budget})
             lines += [

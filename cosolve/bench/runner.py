@@ -161,6 +161,7 @@ def run_suite(
             raise UsageError(
                 f"{out} already holds {store.count()} job results; pass --resume to continue them, or choose another --out"
             )
+        store.set_references(instances)
         done = store.done_keys()
         todo = [job for job in jobs if job.key not in done]
         run_id = store.start_run(

@@ -79,6 +79,14 @@ class Store:
     def count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()[0]
 
+    def set_references(self, instances: list[Any]) -> None:
+        """Give the recorded jobs of each of ``instances`` (:class:`~cosolve.bench.suite.Instance`)
+        its reference value, where it has one: a resumed run's reference file may have been
+        corrected since the first run."""
+        known = [(i.reference, i.set, i.name) for i in instances if i.reference is not None]
+        with self.db:
+            self.db.executemany("UPDATE jobs SET reference = ? WHERE instance_set = ? AND instance = ?", known)
+
     def start_run(self, **fields: Any) -> int:
         fields = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in fields.items()}
         cols = ", ".join(fields)

@@ -266,12 +266,35 @@ def resolve_instances(suite: Suite, workdir: Path) -> list[Instance]:
             files = _match(base, spec["paths"], at)
         else:
             raise InputError("needs 'paths' or 'generator'", where=at)
+        found: list[Instance] = []
         for file in files:
             name = instance_name(file)
             kind = problem if problem is not None else _file_kind(file, at)
             ref = refs.get(f"{name}:{kind}", refs.get(name))
-            out.append(Instance(spec["name"], name, str(file), kind, ref))
+            found.append(Instance(spec["name"], name, str(file), kind, ref))
+        _check_names(found, at)
+        if refs and all(i.reference is None for i in found):
+            named = ", ".join(sorted(refs)[:3])
+            raise InputError(
+                f"reference {reference!r} names none of the set's instances (it has {named}, ...; the set has "
+                f"{', '.join(i.name for i in found[:3])}, ...: file names without their extension)",
+                where=at,
+            )
+        out.extend(found)
     return out
+
+
+def _check_names(instances: list[Instance], at: str) -> None:
+    """InputError for two files of one set with the same instance name (their results would share a key)."""
+    seen: dict[str, str] = {}
+    for i in instances:
+        if i.name in seen:
+            raise InputError(
+                f"{seen[i.name]} and {i.path} are both instance {i.name!r}; an instance name (the file name without its "
+                "extension) must be unique within a set: rename one, or put them in separate [[instances]] sets",
+                where=at,
+            )
+        seen[i.name] = i.path
 
 
 def _file_kind(path: Path, at: str) -> str | None:

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from cosolve.cli.common import fmt_gap, fmt_value
@@ -136,7 +137,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = result.to_dict(with_solution=False)
         out.update(path=args.path, read_time=read_time)
-        out.update(output=None if "output" in unwritten else args.output, plot=None if "plot" in unwritten else args.plot)
+        written = result.solution is not None  # nothing is written or drawn without a solution
+        out.update(
+            output=args.output if written and "output" not in unwritten else None,
+            plot=args.plot if written and "plot" not in unwritten else None,
+        )
         out.update(extras)
         print(json.dumps(out))
     else:
@@ -174,14 +179,25 @@ def _set_up_and_solve(solver: Solver, problem: Problem, args: argparse.Namespace
         print(f"{chosen}: {limits}; set up in {setup_time:.2f} s")
         print(f"{'time':>9}  {'objective':>14}  {'bound':>14}  {'gap':>8}")
 
+    return solver.solve(problem, on_improvement=None if args.json else incumbent_log(method))
+
+
+def incumbent_log(method: str) -> Callable[[TracePoint], None]:
+    """A trace listener printing a line per event (time, objective, bound, gap, ``method``), except
+    that a move of the bound alone within a second of the last line is not printed."""
+    shown: dict[str, float | None] = {}  # the last line's time and objective
+
     def log(point: TracePoint) -> None:
+        if shown and point.objective == shown["objective"] and point.time - shown["time"] < 1.0:
+            return
+        shown.update(time=point.time, objective=point.objective)
         gap = fmt_gap(relative_gap(point.objective, point.bound))
         print(
             f"{point.time:8.2f}s  {fmt_value(point.objective):>14}  {fmt_value(point.bound):>14}  {gap:>8}  {method}",
             flush=True,
         )
 
-    return solver.solve(problem, on_improvement=None if args.json else log)
+    return log
 
 
 def _stat(value: object) -> str:

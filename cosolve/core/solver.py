@@ -326,6 +326,8 @@ class Solver:
             if trace.bound != trace.objective:
                 trace.offer_bound(trace.objective)
             bound = trace.bound
+            if bound is not None and abs(bound - trace.objective) <= 1e-6 * max(1.0, abs(trace.objective)):
+                bound = trace.objective  # a bound past a proven optimum by rounding (SCIP: 23.999999999999996 for 24)
         else:
             status = Status.FEASIBLE
         return Result(

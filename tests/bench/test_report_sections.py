@@ -1,5 +1,7 @@
 """The report's per-job sections: jobs not done, jobs that compiled numba kernels inside their budget."""
 
+import json
+
 from cosolve.bench.report import LISTED_FAILURES, _compiled_in_budget, _failures
 
 
@@ -33,3 +35,22 @@ def test_an_anytime_plot_without_a_reference_says_so_without_a_legend_warning(tm
         warnings.simplefilter("error")  # matplotlib's "No artists with labels" would fail the test
         (path,) = plot_anytime([row], tmp_path)
     assert path.is_file() and path.stat().st_size > 0
+
+
+def test_a_job_that_beats_the_reference_file_becomes_the_reference_and_no_gap_is_negative():
+    from cosolve.bench.report import BEATEN, enrich, markdown
+
+    def row(label, objective, reference=440.0):
+        return _job(0, instance_set="sc", instance="scp41", label=label, objective=objective, reference=reference,
+                    sense="minimize", status="done", trace=json.dumps([[0.1, objective, None]]),
+                    result_status="feasible", time=1.0)  # fmt: skip
+
+    rows = enrich([row("scip", 429.0), row("greedy", 433.0)])
+    assert [(r["reference"], r["reference_source"]) for r in rows] == [(429.0, BEATEN)] * 2
+    assert rows[0]["primal_gap"] == 0.0 and rows[1]["primal_gap"] > 0  # scip ahead, as it is
+    kept = enrich([row("scip", 445.0)])[0]  # a reference the run does not beat stays
+    assert kept["reference"] == 440.0 and kept["reference_source"] == "reference file"
+    runs = [{"suite": "t", "id": 1, "machine": "{}", "versions": "{}", "workers": 1, "scheduler": None,
+             "command": "cosolve bench t.toml", "git_commit": None}]  # fmt: skip
+    report = markdown(rows, runs)
+    assert "The reference file's value was beaten on: sc/scp41" in report

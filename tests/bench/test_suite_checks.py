@@ -100,3 +100,31 @@ def test_an_out_path_that_is_a_file_is_refused_and_left_alone(tmp_path):
     with pytest.raises(UsageError, match="is a file, not a folder"):
         run_suite(load_suite(suite_file(tmp_path)), out, progress=False)
     assert out.read_text() == "keep"
+
+
+def test_two_files_of_a_set_with_one_instance_name_are_refused(tmp_path):
+    path = suite_file(tmp_path)
+    (tmp_path / "other").mkdir()
+    shutil.copy(SCP41, tmp_path / "other" / "scp41.txt")
+    path.write_text(path.read_text().replace('paths = ["scp41.txt"]', 'paths = ["scp41.txt", "other/scp41.txt"]'))
+    with pytest.raises(InputError, match=r"are both instance 'scp41'; an instance name .* must be unique within a set"):
+        checked(path, tmp_path / "out")
+
+
+def test_a_reference_file_that_names_none_of_the_sets_instances_is_refused(tmp_path):
+    (tmp_path / "refs.csv").write_text("instance,optimum\nscp41.txt,429\n")  # the file name, not the instance name
+    with pytest.raises(InputError, match=r"reference 'refs.csv' names none of the set's instances \(it has scp41.txt"):
+        checked(suite_file(tmp_path, instances='reference = "refs.csv"'), tmp_path / "out")
+
+
+def test_a_resumed_run_gives_recorded_jobs_the_corrected_reference(tmp_path):
+    from cosolve.bench.store import Store
+    from cosolve.bench.suite import Instance
+
+    store = Store(tmp_path)
+    with store.db:
+        store.db.execute("INSERT INTO jobs (key, instance_set, instance, reference) VALUES ('k1', 'sc', 'scp41', NULL)")
+        store.db.execute("INSERT INTO jobs (key, instance_set, instance, reference) VALUES ('k2', 'sc', 'scp42', 500)")
+    store.set_references([Instance("sc", "scp41", "scp41.txt", "setcover", 429.0), Instance("sc", "scp42", "x", None, None)])
+    assert dict(store.db.execute("SELECT instance, reference FROM jobs")) == {"scp41": 429.0, "scp42": 500.0}
+    store.close()

@@ -343,3 +343,28 @@ def test_solve_counts_the_set_up_in_its_time_limit(monkeypatch, capsys):
     assert main(["solve", str(graph), "--problem", "mis", "--method", "slow-setup", "--time", "2"]) == 0
     out = capsys.readouterr().out
     assert "time limit 2 s with the set-up" in out and re.search(r"^time +\d+\.\d\d s \(set-up \d+\.\d\d s\)$", out, re.M)
+
+
+def test_json_names_no_output_file_when_no_solution_was_written(tmp_path):
+    model = tmp_path / "infeasible.lp"
+    model.write_text("Minimize\n obj: x + y\nSubject To\n c1: x + y >= 3\nBounds\n 0 <= x <= 1\n 0 <= y <= 1\n")
+    model.write_text(model.read_text() + "General\n x y\nEnd\n")
+    stale = tmp_path / "old.sol"
+    stale.write_text("stale\n")
+    proc = cosolve("solve", model, "--method", "scip", "--time", "5", "--json", "--output", stale)
+    out = json.loads(proc.stdout)
+    assert proc.returncode == 0 and out["status"] == "infeasible" and out["output"] is None
+    assert stale.read_text() == "stale\n"
+
+
+def test_the_log_shows_a_move_of_the_bound_alone_at_most_once_a_second(capsys):
+    from cosolve.cli.solve import incumbent_log
+    from cosolve.core.result import TracePoint
+
+    log = incumbent_log("scip")
+    for k in range(30):  # 30 bound moves in 0.3 s, then one 1.1 s later, then a new incumbent
+        log(TracePoint(0.01 * k, 69.0, 60.0 + 0.1 * k))
+    log(TracePoint(1.4, 69.0, 65.0))
+    log(TracePoint(1.41, 68.0, 65.0))
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["0.00s", "1.40s", "1.41s"]

@@ -145,3 +145,28 @@ def test_saving_a_method_that_learns_nothing_says_so(tmp_path):
     with pytest.raises(UsageError, match="method greedy learns nothing, so it has no model to save"):
         Solver("greedy").save(tmp_path / "model")
     assert not (tmp_path / "model").exists()
+
+
+class RoundedProof(Method):
+    """Test method: one node of an edge as the MIS, proven with a bound a rounding error past it
+    (as SCIP reports 23.999999999999996 for 24)."""
+
+    name = "test-rounded-proof"
+    problems = frozenset({"mis"})
+
+    def solve(self, problem, ctx):
+        x = np.zeros(problem.n, dtype=np.int8)
+        x[0] = 1
+        ctx.trace.offer(x)
+        ctx.trace.offer_bound(1.0 - 4e-15)
+        return Outcome(Termination.COMPLETED, Status.OPTIMAL)
+
+
+def test_a_proven_optimum_reports_its_objective_as_the_bound_not_a_rounding_past_it():
+    _METHODS[RoundedProof.name] = RoundedProof
+    try:
+        graph = MaximumIndependentSet(2, np.array([[0, 1]]))
+        result = Solver(RoundedProof.name).solve(graph)
+    finally:
+        del _METHODS[RoundedProof.name]
+    assert result.status is Status.OPTIMAL and result.objective == 1.0 and result.bound == 1.0 and result.gap == 0.0
