@@ -35,6 +35,10 @@ def _better(sense: str | None, a: float, b: float) -> bool:
 #: ``reference_source`` of a reference from the suite's reference file, of one the run found, and
 #: of a reference file's value that a job of the run beat (so it was not the best known)
 FROM_FILE, FROM_RUN, BEATEN = "reference file", "best found in run", "best found in run, better than the reference file"
+#: statuses that end a run with a proof: they count as solved (``proven``, the time to a proof)
+PROVEN = ("optimal", "infeasible", "unbounded")
+#: ``reference_source`` of an instance some run proved unbounded: no finite optimum, no gap
+UNBOUNDED = "none: proven unbounded"
 
 
 def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -44,6 +48,7 @@ def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     to each job row."""
     senses: dict[tuple[str, str], str] = {}
     best: dict[tuple[str, str], float] = {}
+    unbounded = {(r["instance_set"], r["instance"]) for r in rows if r.get("result_status") == "unbounded"}
     for r in rows:
         inst = (r["instance_set"], r["instance"])
         if r["sense"]:
@@ -56,7 +61,9 @@ def enrich(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
         inst = (r["instance_set"], r["instance"])
         r = dict(r)
-        if r["reference"] is not None and inst in best and _better(senses.get(inst), best[inst], r["reference"]):
+        if inst in unbounded:  # any objective is beaten by another: no reference, no gap
+            r["reference"], r["reference_source"] = None, UNBOUNDED
+        elif r["reference"] is not None and inst in best and _better(senses.get(inst), best[inst], r["reference"]):
             r["reference"], r["reference_source"] = best[inst], BEATEN
         elif r["reference"] is not None:
             r["reference_source"] = FROM_FILE
@@ -105,7 +112,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[tuple[str, float, str], dict[str
             and abs(r["objective"] - winners[(r["instance_set"], r["instance"], r["budget"], r["seed"])])
             <= 1e-9 * max(1.0, abs(r["objective"]))
         )
-        times = [r["time"] if r["result_status"] == "optimal" and r["status"] == "done" else r["budget"] for r in group]
+        times = [r["time"] if r["result_status"] in PROVEN and r["status"] == "done" else r["budget"] for r in group]
         gaps = [r["primal_gap"] for r in group if not math.isnan(r["primal_gap"])]
         integrals = [r["primal_integral"] for r in group if not math.isnan(r["primal_integral"])]
         out[key] = {
@@ -113,7 +120,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[tuple[str, float, str], dict[str
             "mean_primal_gap": float(np.mean(gaps)) if gaps else math.nan,
             "mean_primal_integral": float(np.mean(integrals)) if integrals else math.nan,
             "best": wins,
-            "optimal": sum(r["result_status"] == "optimal" and r["status"] == "done" for r in group),
+            "proven": sum(r["result_status"] in PROVEN and r["status"] == "done" for r in group),
             "sgm_time": shifted_geometric_mean(times),
             "killed": sum(r["status"] == "killed" for r in group),
             "failed": sum(r["status"] == "failed" for r in group),
@@ -163,7 +170,7 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
             lines += [
                 f"## {name}, {budget:g} s ({n_inst} instances)",
                 "",
-                f"| method | runs | mean primal gap{' *' if marked else ''} | mean primal integral (s) | best | optimal "
+                f"| method | runs | mean primal gap{' *' if marked else ''} | mean primal integral (s) | best | proven "
                 "| sgm time (s) | killed | failed |",
                 "|---|---|---|---|---|---|---|---|---|",
             ]
@@ -171,7 +178,7 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
                 if s == name and b == budget:
                     lines.append(
                         f"| {label} | {v['runs']} | {_fmt(100 * v['mean_primal_gap'], '.2f')}% "
-                        f"| {_fmt(v['mean_primal_integral'], '.3f')} | {v['best']} | {v['optimal']} "
+                        f"| {_fmt(v['mean_primal_integral'], '.3f')} | {v['best']} | {v['proven']} "
                         f"| {_fmt(v['sgm_time'], '.2f')} | {v['killed']} | {v['failed']} |"
                     )
             lines.append("")

@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+
 from cosolve.bench.report import LISTED_FAILURES, _compiled_in_budget, _failures
 
 
@@ -54,3 +56,17 @@ def test_a_job_that_beats_the_reference_file_becomes_the_reference_and_no_gap_is
              "command": "cosolve bench t.toml", "git_commit": None}]  # fmt: skip
     report = markdown(rows, runs)
     assert "The reference file's value was beaten on: sc/scp41" in report
+
+
+def test_proofs_of_infeasibility_count_as_solved_and_an_unbounded_instance_has_no_gap():
+    from cosolve.bench.report import UNBOUNDED, enrich, summary
+
+    def row(instance, result_status, objective, time):
+        return _job(0, instance_set="mip", instance=instance, label="scip", objective=objective, reference=None,
+                    sense="minimize", status="done", trace=json.dumps([[time, objective, None]] if objective else []),
+                    result_status=result_status, time=time, budget=10.0)  # fmt: skip
+
+    rows = enrich([row("infeasible", "infeasible", None, 0.01), row("unbounded", "unbounded", 200000.0, 0.02)])
+    assert rows[1]["reference"] is None and rows[1]["reference_source"] == UNBOUNDED and np.isnan(rows[1]["primal_gap"])
+    (stats,) = summary(rows).values()
+    assert stats["proven"] == 2 and stats["sgm_time"] < 0.05  # the times of the proofs, not the budget
