@@ -101,6 +101,9 @@ class CpSatMethod(Method):
         "log": Option(bool, False, "print CP-SAT's search log to stderr"),
     }
 
+    def refusal(self, problem: Problem) -> str | None:
+        return problem.cpsat_refusal()
+
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from ortools.sat.python import cp_model
 

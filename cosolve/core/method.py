@@ -136,6 +136,11 @@ class Method:
         """Write the learned model to ``folder`` (``model.pt`` and its model card ``README.md``)."""
         raise UsageError(f"method {self.name} has no learned model to save")
 
+    def refusal(self, problem: Problem) -> str | None:
+        """Why the method cannot solve ``problem``, of a kind it solves (None: it can), checked
+        before any set-up or output."""
+        return None
+
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:
         """The solve options for ``problem`` under a budget of ``time_limit`` seconds (``inf`` for
         none), with every ``auto`` option worked out. Methods with auto options override this;

@@ -193,7 +193,11 @@ class Solver:
         options given (for ``auto``: the kind's default method)."""
         cls = self._method_class(problem.kind)
         self._check_kind(cls, problem.kind)
-        self._refuse_other_problems_options(cls(self.options), problem.kind)
+        method = cls(self.options)
+        self._refuse_other_problems_options(method, problem.kind)
+        why = method.refusal(problem)
+        if why is not None:
+            raise UsageError(why)
 
     def method_name(self, kind: str) -> str:
         """The method that solves ``kind``: ``method``, or the kind's default for ``auto``."""
@@ -221,6 +225,9 @@ class Solver:
         method = self._method(problem.kind)
         self._refuse_other_problems_options(method, problem.kind)
         self._refuse_training_options(method)  # before the set-up's work, not after it
+        why = method.refusal(problem)
+        if why is not None:
+            raise UsageError(why)
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)

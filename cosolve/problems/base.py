@@ -85,6 +85,10 @@ class Problem(ABC):
         registry entry lists ``cpsat`` in ``exact`` have one."""
         raise NotImplementedError(f"{self.kind} has no CP-SAT model")
 
+    def cpsat_refusal(self) -> str | None:
+        """Why this instance has no CP-SAT model although its kind has (None: it has one)."""
+        return None
+
     def solution_lines(self, solution: np.ndarray) -> list[str]:
         """The solution as text lines for :func:`cosolve.io.solution.write_solution`."""
         return [str(v) for v in np.asarray(solution).tolist()]

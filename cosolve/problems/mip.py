@@ -157,17 +157,24 @@ class MIP(Problem):
             model.setMinimize()
         return ExactModel(model, x, lambda values: np.asarray(values, dtype=np.float64), notes="objective offset included")
 
-    def cpsat_model(self) -> ExactModel:
+    def cpsat_refusal(self) -> str | None:
         """CP-SAT needs every variable integer and finite, and integer constraint coefficients."""
+        if not self.integrality.all():
+            return "cpsat needs an all-integer model; this MIP has continuous variables (use scip)"
+        if not (np.isfinite(self.lower).all() and np.isfinite(self.upper).all()):
+            return "cpsat needs finite bounds on every variable (use scip)"
+        if not np.all(self.matrix.data == np.round(self.matrix.data)):
+            return "cpsat needs integer constraint coefficients (use scip)"
+        return None
+
+    def cpsat_model(self) -> ExactModel:
+        """The CP-SAT model; an :class:`InputError` where :meth:`cpsat_refusal` says why there is none."""
         from ortools.sat.python import cp_model
 
-        if not self.integrality.all():
-            raise InputError("cpsat needs an all-integer model; this MIP has continuous variables (use scip)")
-        if not (np.isfinite(self.lower).all() and np.isfinite(self.upper).all()):
-            raise InputError("cpsat needs finite bounds on every variable (use scip)")
+        why = self.cpsat_refusal()
+        if why is not None:
+            raise InputError(why)
         a = self.matrix
-        if not np.all(a.data == np.round(a.data)):
-            raise InputError("cpsat needs integer constraint coefficients (use scip)")
         model = cp_model.CpModel()
         x = [
             model.new_int_var(int(np.ceil(self.lower[j] - FEAS_TOL)), int(np.floor(self.upper[j] + FEAS_TOL)), self.var_names[j])

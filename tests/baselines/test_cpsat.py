@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from cosolve import InputError, Solver, Status, Termination
+from cosolve import InputError, Solver, Status, Termination, UsageError
 from cosolve.baselines.cpsat import CpSatMethod
 from cosolve.core.registry import methods
 from cosolve.problems import MIP, MaximumIndependentSet, SetCover
@@ -22,7 +22,7 @@ def test_registered_with_every_exact_family():
 def test_optimum_matches_brute_force(tiny_case, helpers):
     problem, optimum = tiny_case
     if isinstance(problem, MIP) and not problem.integrality.all():
-        pytest.skip("CP-SAT takes all-integer MIPs only (see test_continuous_variables_are_rejected)")
+        pytest.skip("CP-SAT takes all-integer MIPs only (see test_continuous_variables_are_rejected_before_any_set_up)")
     result = Solver("cpsat", time_limit=30).solve(problem)
     assert result.termination is Termination.COMPLETED
     helpers.assert_optimal(result, optimum)
@@ -57,13 +57,17 @@ def test_infeasible_mip_is_proven_infeasible(helpers):
     assert result.solution is None
 
 
-def test_continuous_variables_are_rejected(helpers):
-    with pytest.raises(InputError, match="all-integer"):
+def test_continuous_variables_are_rejected_before_any_set_up(helpers):
+    with pytest.raises(UsageError, match="all-integer"):
+        Solver("cpsat", time_limit=30).check_supports(helpers.tiny_mixed_mip())  # what the CLI asks before its output
+    with pytest.raises(UsageError, match="all-integer"):
         Solver("cpsat", time_limit=30).solve(helpers.tiny_mixed_mip())
+    with pytest.raises(InputError, match="all-integer"):  # the model builder says so too
+        helpers.tiny_mixed_mip().cpsat_model()
 
 
 def test_unbounded_variables_are_rejected(helpers):
-    with pytest.raises(InputError, match="finite bounds"):
+    with pytest.raises(UsageError, match="finite bounds"):
         Solver("cpsat", time_limit=30).solve(helpers.unbounded_mip())
 
 
