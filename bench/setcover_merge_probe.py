@@ -2,13 +2,15 @@
 (Blum et al. 2016): solve the instance restricted to the union of the columns of the K cheapest
 distinct covers that CFT's refinement completed along the way.
 
-    python bench/setcover_merge_probe.py INSTANCE --seed 0 [--budget 30] [--counts 10,20,30] [--limit 10]
+    python bench/setcover_merge_probe.py INSTANCE --seed 0 [--budget 30] [--counts 10,20,30] [--limit 10] [--cores 2,3,5]
 
 Shared start as in glns (Chvátal's greedy, redundancy removal, swap search, 1,000 subgradient
 steps, the Lagrangian heuristic), then one refinement (one stalled cycle of its fixing fraction, at
 most ``--budget`` seconds) that records every cover its three-phases complete, then, for each K,
 glns's sub-MIP repair (SCIP, cut off below the refined cover, ``--limit`` seconds) on the columns of
-the K cheapest covers plus the refined one. Prints one line per step; one thread.
+the K cheapest covers plus the refined one; with ``--cores``, for each k, the same repair on the
+core of the k columns of least reduced cost per row (at the bound's multipliers) plus the refined
+cover's. Prints the Lagrangian bound and one line per step; one thread.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import time
 import numpy as np
 
 from cosolve.heuristics import cft
-from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
+from cosolve.heuristics.lagrangian import core_kernel, lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
 from cosolve.heuristics.sparse_index import index_arrays
@@ -52,6 +54,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30.0)
     parser.add_argument("--counts", default="10,20,30")
     parser.add_argument("--limit", type=float, default=10.0)
+    parser.add_argument("--cores", default="", help="comma-separated k: also repair on the k-per-row core")
     args = parser.parse_args()
 
     p = read(args.instance)
@@ -84,7 +87,10 @@ def main() -> None:
     cft.three_phase = three_phase
     best = float(costs @ refined)
     cheapest = sorted(covers.values(), key=lambda item: item[0])
-    print(f"seed {args.seed}: refined {best:g} in {time.perf_counter() - started:.1f} s, {len(covers)} distinct covers")
+    print(
+        f"seed {args.seed}: Lagrangian bound {lag.bound:.2f}, refined {best:g} in {time.perf_counter() - started:.1f} s, "
+        f"{len(covers)} distinct covers"
+    )
     for count in (int(c) for c in args.counts.split(",")):
         union = set(np.flatnonzero(refined).tolist())
         for _, cols in cheapest[:count]:
@@ -93,6 +99,12 @@ def main() -> None:
         value, proven, seconds = restricted_optimum(costs, arrays, columns, refined, args.limit, args.seed)
         found = "nothing cheaper" if value is None else f"{value:g}"
         print(f"  K {count}: {len(union)} columns -> {found} ({'proven' if proven else 'time limit'}, {seconds:.2f} s)")
+    row_ptr, row_idx = arrays[0], arrays[1]
+    for k in (int(c) for c in args.cores.split(",") if c):
+        columns = np.union1d(core_kernel(lag.reduced, row_ptr, row_idx, k, 0.0), np.flatnonzero(refined)).astype(np.int64)
+        value, proven, seconds = restricted_optimum(costs, arrays, columns, refined, args.limit, args.seed)
+        found = "nothing cheaper" if value is None else f"{value:g}"
+        print(f"  core {k} per row: {columns.size} columns -> {found} ({'proven' if proven else 'time limit'}, {seconds:.2f} s)")
 
 
 if __name__ == "__main__":
