@@ -18,13 +18,19 @@ sample of each call is repaired and offered (an anytime trace), and starts the n
 ``tabu``: ``TabuSampler`` with one read per call and its timeout set to the call's share of the
 time left (the sampler restarts internally within a read). ``sa``: ``SimulatedAnnealingSampler``
 with ``sweeps`` Metropolis sweeps per read on a geometric schedule, reads until the call's time is
-up (its interrupt function is checked between reads). Seeds come from the solve's seed;
+up (its interrupt function is checked between reads). A call costs more than its own time
+(TabuSampler builds a dense matrix of the QUBO each call: 2.3 s at 6,000 variables; the annealer
+about a microsecond per interaction), so a call starts only if that cost, estimated before the first
+call and measured after it, and a repair fit in the time left; building the QUBO stops at the
+deadline. Where nothing fits (a dominating set's QUBO on a 756-node graph has 6,098 variables), the
+result is a repaired random state with ``calls`` 0. Seeds come from the solve's seed;
 ``threads`` is ignored (both samplers are sequential). Install with ``pip install 'cosolve[qubo]'``.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -41,13 +47,21 @@ MISSING = "tabu and sa need the optional package dwave-samplers: pip install 'co
 MDS_PENALTY = 2.0
 #: Seconds kept back from each call for repairing and offering its best sample
 REPAIR_MARGIN = 0.02
+#: Seconds a call costs beyond its own time, per squared variable (tabu: TabuSampler builds a dense
+#: matrix each call, 2.3 s at 6,000 variables) and per interaction (sa: about 0.9 s at 880,000),
+#: measured with dwave-samplers 1.x on this machine; the first call's estimate, the later ones use
+#: the measured excess
+TABU_OVERHEAD_PER_SQUARED_VARIABLE = 7e-8
+SA_OVERHEAD_PER_INTERACTION = 1.2e-6
 
 
-def graph_qubo(problem: GraphProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def graph_qubo(problem: GraphProblem, stop: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """The QUBO ``E(z) = linear @ z + sum_k weights_k z_{rows_k} z_{cols_k}`` (rows < cols) of
-    ``problem`` over ``len(linear) >= n`` binary variables; the first n are the nodes."""
+    ``problem`` over ``len(linear) >= n`` binary variables; the first n are the nodes. None when
+    ``stop()`` turned true while building it (the dominating set's QUBO takes about a second on
+    a 756-node graph)."""
     if isinstance(problem, MinimumDominatingSet):
-        return _dominating_set_qubo(problem)
+        return _dominating_set_qubo(problem, stop)
     from cosolve.diffusion.energies import energy_for
 
     energy = energy_for(problem)  # E = c x + 0.5 x Q x with Q symmetric: the pairs i < j carry Q_ij
@@ -56,7 +70,9 @@ def graph_qubo(problem: GraphProblem) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return energy.linear.copy(), upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64), upper.data[keep]
 
 
-def _dominating_set_qubo(problem: MinimumDominatingSet) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _dominating_set_qubo(
+    problem: MinimumDominatingSet, stop: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """``sum x + A sum_i (1 + s_i - sum_{j in N[i]} x_j)^2`` with ``s_i = sum_k 2^k y_ik``; the
     square of ``1 + sum_t c_t v_t`` over binary ``v`` is ``1 + sum_t (c_t^2 + 2 c_t) v_t + sum_{t<u} 2 c_t c_u v_t v_u``."""
     import scipy.sparse as sp
@@ -69,6 +85,8 @@ def _dominating_set_qubo(problem: MinimumDominatingSet) -> tuple[np.ndarray, np.
     linear[:n] = 1.0
     rows, cols, weights = [], [], []
     for i in range(n):
+        if stop is not None and i % 32 == 0 and stop():
+            return None
         members = closed.indices[closed.indptr[i] : closed.indptr[i + 1]].astype(np.int64)
         variables = np.r_[members, first[i] + np.arange(bits[i])]
         coef = np.r_[-np.ones(len(members)), 2.0 ** np.arange(bits[i])]
@@ -77,16 +95,23 @@ def _dominating_set_qubo(problem: MinimumDominatingSet) -> tuple[np.ndarray, np.
         rows.append(variables[t])
         cols.append(variables[u])
         weights.append(2.0 * a * coef[t] * coef[u])
+    if stop is not None and stop():
+        return None
     r, c = np.concatenate(rows), np.concatenate(cols)
-    return linear, np.minimum(r, c), np.maximum(r, c), np.concatenate(weights)
+    size = len(linear)  # a pair of nodes shares many closed neighbourhoods: sum its terms once
+    pairs = sp.coo_array((np.concatenate(weights), (np.minimum(r, c), np.maximum(r, c))), shape=(size, size)).tocsr().tocoo()
+    return linear, pairs.row.astype(np.int64), pairs.col.astype(np.int64), pairs.data
 
 
-def _bqm(problem: GraphProblem) -> Any:  # -> dimod.BinaryQuadraticModel
+def _bqm(problem: GraphProblem, stop: Any = None) -> Any:  # -> dimod.BinaryQuadraticModel | None
     try:
         import dimod
     except ImportError:
         raise UsageError(MISSING) from None
-    linear, rows, cols, weights = graph_qubo(problem)
+    qubo = graph_qubo(problem, stop)
+    if qubo is None or (stop is not None and stop()):
+        return None
+    linear, rows, cols, weights = qubo
     return dimod.BinaryQuadraticModel.from_numpy_vectors(linear, (rows, cols, weights), 0.0, dimod.BINARY)
 
 
@@ -104,24 +129,37 @@ class _QuboSampler(Method):
         """The best sample (V,) of one call of about ``seconds``."""
         raise NotImplementedError
 
+    def overhead(self, bqm: Any) -> float:
+        """Seconds a call on ``bqm`` costs beyond the ``seconds`` it is given (an estimate)."""
+        raise NotImplementedError
+
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         from cosolve.diffusion.decode import best_of, decode
 
         deadline, rng, o = ctx.deadline, ctx.rng, ctx.options
-        bqm = _bqm(problem)
+        bqm = _bqm(problem, lambda: deadline.stop_requested)
+        if bqm is None:  # the deadline came while building the QUBO
+            solution, value = best_of(problem, decode(problem, rng.random((1, problem.n))))
+            ctx.trace.offer(solution, value)
+            return Outcome(Termination.TIME_LIMIT, stats={"calls": 0})
         order = np.array(bqm.variables, dtype=np.int64)  # dimod's variable order: node and slack indices
         stats: dict[str, Any] = {"variables": len(order), "interactions": int(bqm.num_interactions), "calls": 0}
         start = None
+        extra, repair = self.overhead(bqm), 0.0  # seconds beyond a call's own, and of a repair, measured once seen
         while not deadline.stop_requested:
-            seconds = min(o["chunk"], deadline.remaining() - REPAIR_MARGIN)
-            if seconds <= 0:
+            seconds = min(o["chunk"], deadline.remaining() - REPAIR_MARGIN - extra - repair)
+            if seconds <= 0.001:  # a call would not end by the deadline
                 break
+            called = time.perf_counter()
             raw = self.sample(bqm, seconds, start, int(rng.integers(2**31 - 1)), lambda: deadline.stop_requested)
+            returned = time.perf_counter()
+            extra = max(0.0, returned - called - seconds)
             z = np.zeros(len(order))
             z[order] = raw
             start = raw
             solution, value = best_of(problem, decode(problem, z[None, : problem.n]))
             ctx.trace.offer(solution, value)
+            repair = time.perf_counter() - returned
             stats["calls"] += 1
             if o["calls"] and stats["calls"] >= o["calls"]:
                 return Outcome(Termination.COMPLETED, stats=stats)
@@ -145,6 +183,9 @@ class Tabu(_QuboSampler):
         result = TabuSampler().sample(bqm, num_reads=1, timeout=max(1, int(seconds * 1000)), seed=seed, initial_states=initial)
         return np.asarray(result.record.sample[np.argmin(result.record.energy)], dtype=np.float64)
 
+    def overhead(self, bqm: Any) -> float:
+        return TABU_OVERHEAD_PER_SQUARED_VARIABLE * len(bqm.variables) ** 2
+
 
 @register
 class SimulatedAnnealing(_QuboSampler):
@@ -157,9 +198,10 @@ class SimulatedAnnealing(_QuboSampler):
         "sweeps": Option(int, 1000, "Metropolis sweeps per read (geometric temperature schedule)", minimum=1),
     }
 
-    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
-        import time
+    def overhead(self, bqm: Any) -> float:
+        return SA_OVERHEAD_PER_INTERACTION * bqm.num_interactions
 
+    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
         from dwave.samplers import SimulatedAnnealingSampler
 
         sampler, rng = SimulatedAnnealingSampler(), np.random.default_rng(seed)

@@ -71,3 +71,21 @@ def test_without_dwave_samplers_the_error_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "dimod", None)  # import dimod fails
     with pytest.raises(UsageError, match=r"pip install 'cosolve\[qubo\]'"):
         Solver("tabu", time_limit=1).solve(erdos_renyi(5, 0.5, problem="mis", seed=0))
+
+
+@pytest.mark.parametrize("method", ["tabu", "sa"])
+def test_a_call_whose_fixed_cost_does_not_fit_the_time_left_is_not_started(method, monkeypatch):
+    from cosolve.core.registry import get_method
+
+    monkeypatch.setattr(get_method(method), "overhead", lambda self, bqm: 1e6)  # as TabuSampler on 6,000 variables
+    problem = sample_graph("rb-small", 2, "mds")
+    result = Solver(method, time_limit=5, chunk=0.2).solve(problem)
+    assert result.stats["calls"] == 0 and result.termination is Termination.TIME_LIMIT
+    assert problem.evaluate(result.solution).feasible  # a repaired random state, not nothing
+
+
+def test_building_the_dominating_set_qubo_stops_when_asked_and_merges_repeated_pairs():
+    problem = sample_graph("rb-small", 2, "mds")
+    assert graph_qubo(problem, stop=lambda: True) is None
+    _, rows, cols, _ = graph_qubo(problem)
+    assert len(set(zip(rows.tolist(), cols.tolist(), strict=True))) == len(rows) and np.all(rows < cols)
