@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from cosolve import InputError, Solver, Status, Termination, UsageError
 from cosolve.baselines.cpsat import CpSatMethod
@@ -16,7 +17,7 @@ def test_registered_with_every_exact_family():
     cls = methods()["cpsat"]
     assert cls is CpSatMethod and cls.summary and cls.__doc__
     assert cls.problems == {"setcover", "mis", "maxcut", "maxclique", "mds", "tsp", "mip", "conjoint"}
-    assert set(cls.options) == {"log"}
+    assert set(cls.options) == {"log", "presolve"}
 
 
 def test_optimum_matches_brute_force(tiny_case, helpers):
@@ -135,3 +136,20 @@ def test_the_worker_is_stopped_when_the_waiting_thread_raises():
         run_in_worker(solve, stop.set, SecondCtrlC(), "test-worker")
     assert stop.is_set()
     assert not any(t.name == "test-worker" for t in threading.enumerate())
+
+
+def test_presolve_is_off_for_models_too_large_for_the_time_left(helpers):
+    from cosolve.baselines.cpsat import PRESOLVE_TERMS_PER_SECOND, _presolve
+
+    terms = 1_170_000  # a 783 x 200,448 rail cover: CP-SAT's presolve took 3.4 s of a 2.5 s limit
+
+    class Sized:
+        def sizes(self):
+            return {"nonzeros": terms}
+
+    assert not _presolve("auto", Sized(), 2.5) and _presolve("auto", Sized(), terms / PRESOLVE_TERMS_PER_SECOND)
+    assert _presolve("auto", Sized(), None) and _presolve("on", Sized(), 0.1) and not _presolve("off", Sized(), 1e9)
+    problem = SetCover(np.array([1.0, 1.0, 3.0]), sp.csr_array(np.array([[1, 0, 1], [0, 1, 1]])))  # optimum 2
+    for setting in ("on", "off"):  # either way the optimum is found and proven
+        result = Solver("cpsat", time_limit=30, presolve=setting).solve(problem)
+        assert result.status is Status.OPTIMAL and result.objective == 2.0
