@@ -101,17 +101,13 @@ def check_suite(suite: Suite, jobs: list[Job]) -> None:
     """Fail before running anything on an unknown method or option, a file an option names that
     does not exist, or a method/problem mismatch; each error names the suite file and the
     ``[[methods]]`` entry."""
-    from cosolve.core.registry import AUTO, get_method
+    from cosolve.core.registry import get_method, methods
     from cosolve.core.solver import Solver
 
     where = {id(method): f"{suite.path}: [[methods]] #{k + 1} ({method.label})" for k, method in enumerate(suite.methods)}
     for method in suite.methods:
-        try:
-            Solver(method.name, **method.options).validate()
-        except UsageError as e:
-            raise UsageError(f"{where[id(method)]}: {e}") from None
-        declared = get_method(method.name).options if method.name != AUTO else {}
-        for key, value in method.options.items():
+        declared = get_method(method.name).options if method.name in methods() else {}
+        for key, value in method.options.items():  # before validate(), which names no suite entry
             option = declared.get(key)
             if option is not None and option.path and value and not Path(value).exists():
                 beside = (suite.path.parent / value).exists()
@@ -122,6 +118,10 @@ def check_suite(suite: Suite, jobs: list[Job]) -> None:
                     else " (relative to the current directory)"
                 )
                 raise UsageError(f"{where[id(method)]}: option {key}: no such file or folder {value!r}{hint}")
+        try:
+            Solver(method.name, **method.options).validate()
+        except UsageError as e:
+            raise UsageError(f"{where[id(method)]}: {e}") from None
     for job in jobs:
         if job.instance.problem is not None:
             try:

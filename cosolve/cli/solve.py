@@ -201,4 +201,8 @@ def incumbent_log(method: str) -> Callable[[TracePoint], None]:
 
 
 def _stat(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
+    """A counter of ``Result.stats`` as the summary shows it: floats to 4 digits, NaN (not
+    reached, e.g. a phase that did not run) as ``-``, as the JSON's null."""
+    if isinstance(value, float):
+        return "-" if value != value else f"{value:.4g}"
+    return str(value)

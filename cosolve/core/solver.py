@@ -18,7 +18,7 @@ from cosolve.core.numba_compile import compile_seconds
 from cosolve.core.registry import AUTO, get_method, methods
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
 from cosolve.core.threads import ThreadLimits
-from cosolve.errors import UsageError
+from cosolve.errors import InputError, UsageError
 from cosolve.problems.base import Problem
 
 Instance = Problem | str | PathLike
@@ -151,8 +151,11 @@ class Solver:
 
     def validate(self) -> Solver:
         """Check every setting without solving: the limits, seed and threads, the problem kind,
-        the method and its options (for ``auto`` once the kind is known). Raises
-        :class:`UsageError` naming the first bad one; returns self."""
+        the method and its options (for ``auto`` once the kind is known; with ``problem``, also
+        that each applies to it), and that a file or folder an option names exists. Raises
+        :class:`UsageError` (:class:`InputError` for a missing file) naming the first bad one;
+        returns self. What needs the model itself (a checkpoint's problem kind) is checked when
+        solving."""
         if self.time_limit is not None:
             _seconds("time limit", self.time_limit)
         if self.train_time is not None:
@@ -165,9 +168,14 @@ class Solver:
             get_kind(self.problem)
         if self.method != AUTO or self.problem is not None:
             cls = self._method_class(self.problem)
-            cls(self.options)  # validates the options
+            method = cls(self.options)  # validates the options
             if self.problem is not None:
                 self._check_kind(cls, self.problem)
+                self._refuse_other_problems_options(method, self.problem)
+            for key, option in cls.options.items():
+                value = self.options.get(key)
+                if option.path and value and not Path(value).exists():
+                    raise InputError(f"{key} {value}: no such file or folder")
         return self
 
     def _method_class(self, kind: str | None) -> type[Method]:

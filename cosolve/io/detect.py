@@ -278,5 +278,6 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
         held = " or ".join(dict.fromkeys(get_kind(k).title for k in kinds)) or "no known"
         raise InputError(f"the file ({shown}) holds {held} instances, not {problem}{choose}", where=str(path))
     if problem is None and choose:
-        raise InputError(f"a {shown} file may hold any of {', '.join(kinds)}{choose}", where=str(path))
+        other = " (or --format rail|orlib if it is a set cover)" if fmt.name == "rudy" else ""
+        raise InputError(f"a {shown} file may hold any of {', '.join(kinds)}{choose}{other}", where=str(path))
     return fmt.read(path, problem if problem is not None or fmt.tells_kind else kinds[0])

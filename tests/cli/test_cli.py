@@ -368,3 +368,14 @@ def test_the_log_shows_a_move_of_the_bound_alone_at_most_once_a_second(capsys):
     log(TracePoint(1.41, 68.0, 65.0))
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["0.00s", "1.40s", "1.41s"]
+
+
+def test_the_summary_shows_a_counter_not_reached_as_a_dash_and_a_rudy_file_names_the_set_cover_formats(tmp_path):
+    from cosolve.cli.solve import _stat
+
+    assert _stat(float("nan")) == "-" and _stat(0.123456) == "0.1235" and _stat(3) == "3"
+    rail = tmp_path / "rail3.txt"  # 3 rows, 3 columns of one row each: its first lines read as a rudy graph too
+    rail.write_text("3 3\n2 1 1\n3 1 2\n1 1 3\n")
+    proc = cosolve("solve", rail, "--method", "greedy", "--time", "1")
+    assert proc.returncode == 2 and "--format rail|orlib if it is a set cover" in proc.stderr
+    assert cosolve("solve", rail, "--method", "greedy", "--time", "1", "--format", "rail").returncode == 0

@@ -170,3 +170,13 @@ def test_a_proven_optimum_reports_its_objective_as_the_bound_not_a_rounding_past
     finally:
         del _METHODS[RoundedProof.name]
     assert result.status is Status.OPTIMAL and result.objective == 1.0 and result.bound == 1.0 and result.gap == 0.0
+
+
+def test_validate_checks_options_against_the_problem_and_files_the_options_name(tmp_path):
+    from cosolve import InputError
+
+    with pytest.raises(UsageError, match="clique_starts of method greedy applies to maxclique only, not to setcover"):
+        Solver("greedy", problem="setcover", clique_starts=3).validate()
+    Solver("greedy", problem="maxclique", clique_starts=3).validate()
+    with pytest.raises(InputError, match=r"checkpoint .*nothing: no such file or folder"):
+        Solver("cam", problem="mis", checkpoint=str(tmp_path / "nothing")).validate()
