@@ -203,9 +203,7 @@ class Solver:
         self._check_kind(cls, problem.kind)
         method = cls(self.options)
         self._refuse_other_problems_options(method, problem.kind)
-        why = method.refusal(problem)
-        if why is not None:
-            raise UsageError(why)
+        self._refuse_unsolvable(method, problem)
 
     def method_name(self, kind: str) -> str:
         """The method that solves ``kind``: ``method``, or the kind's default for ``auto``."""
@@ -233,9 +231,7 @@ class Solver:
         method = self._method(problem.kind)
         self._refuse_other_problems_options(method, problem.kind)
         self._refuse_training_options(method)  # before the set-up's work, not after it
-        why = method.refusal(problem)
-        if why is not None:
-            raise UsageError(why)
+        self._refuse_unsolvable(method, problem)
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
@@ -316,6 +312,13 @@ class Solver:
                 f"{', '.join(given)}: training option(s) of method {method.name}, used by fit only; "
                 "call fit first, or drop them to solve with the method as it is"
             )
+
+    @staticmethod
+    def _refuse_unsolvable(method: Method, problem: Problem) -> None:
+        """An instance of a kind the method solves that it still cannot (cpsat: a continuous MIP)."""
+        why = method.refusal(problem)
+        if why is not None:
+            raise UsageError(why)
 
     def _refuse_other_problems_options(self, method: Method, kind: str) -> None:
         """An option given for another problem kind than the one solved would be silently ignored."""
