@@ -63,7 +63,9 @@ OPTIONS: dict[str, Option] = {
     "cycle_penalty": Option(
         float, 1.0, "tsp: weight of the two-city-cycle mass in the Sinkhorn loss", minimum=0, problems=("tsp",)
     ),
-    "checkpoint": Option(str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none"),
+    "checkpoint": Option(
+        str, "", "a network saved after fit (folder or model.pt); default: the fitted one, else none", path=True
+    ),
 }
 
 #: training steps of fit when ``steps`` is auto and there is no training time
