@@ -312,6 +312,7 @@ def refine(
     consensus: int = 0,
     pi_reset: bool = False,
     fresh_multipliers: bool = False,
+    on_cover: Callable[[np.ndarray, float], None] | None = None,
 ) -> np.ndarray:
     """CFT's refinement around the cover ``x`` (n,) int8 of ``(costs, csr)`` until ``stop()``.
 
@@ -336,7 +337,8 @@ def refine(
 
     ``pi_reset``: a round that finds a cheaper cover sets ``pi`` back to ``pi_start`` (CFT's rule, as
     in pycft) instead of letting it grow on; ``fresh_multipliers`` goes to every
-    :func:`three_phase`."""
+    :func:`three_phase`. ``on_cover(columns, cost)`` sees every cover the three-phases complete,
+    cheaper or not, as the int64 indices of its columns in the whole instance."""
     stats = RefineStats() if stats is None else stats
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     whole = Residual.whole(costs, csr, csc)
@@ -353,6 +355,15 @@ def refine(
     if pool is not None:
         pool.offer(best_x, best)
         cycle *= 2  # consensus rounds alternate with the rounds of pi
+
+    def completed(y: np.ndarray, cost: float) -> None:
+        if pool is not None:
+            pool.offer(y, cost)
+        if on_cover is not None:
+            on_cover(whole.cols[np.flatnonzero(y)], cost)
+
+    seen_by = completed if on_cover is not None else (None if pool is None else pool.offer)
+
     stall = 0
     while not stop() and stats.rounds < max_rounds and stall < stall_cycles * cycle:
         fixed = np.zeros(whole.cols.size, np.bool_)
@@ -375,7 +386,7 @@ def refine(
         u = lag.multipliers * (1.0 + rng.uniform(-perturbation, perturbation, whole.m))
         found, cost = three_phase(
             whole, fixed, u, best=best, integral=integral, stats=stats, stop=stop, rng=rng, perturbation=perturbation,
-            fresh_multipliers=fresh_multipliers, on_cover=None if pool is None else pool.offer,
+            fresh_multipliers=fresh_multipliers, on_cover=seen_by,
         )  # fmt: skip
         stats.rounds += 1
         stall += 1

@@ -263,14 +263,19 @@ def rwls_on_core(
     stop: Callable[[], bool],
     seed: int = 0,
     on_improve: Callable[[np.ndarray, float], None] | None = None,
+    extra: np.ndarray | None = None,
 ) -> np.ndarray:
-    """:func:`rwls` from the cover ``x`` (n,) int8 on the core of the ``per_row`` columns of least
+    """:func:`rwls` from the cover ``x`` (n,) int8 on a core: the ``per_row`` columns of least
     reduced cost per row at ``lag`` (of those a cheaper cover may use, plus ``x``'s:
-    :func:`cosolve.heuristics.cft.usable_columns`). Each step scans the columns of a row, so a small
-    core makes steps cheap on instances with thousands of columns per row. Returns the best cover
-    (n,) int8 of the whole instance; ``on_improve(x, cost)`` sees each cheaper one, also (n,)."""
+    :func:`cosolve.heuristics.cft.usable_columns`; none with ``per_row`` 0), plus the columns
+    ``extra`` (int64 indices, e.g. those of the covers a refinement completed) and ``x``'s. Each
+    step scans the columns of a row, so a small core makes steps cheap on instances with thousands
+    of columns per row. Returns the best cover (n,) int8 of the whole instance; ``on_improve(x,
+    cost)`` sees each cheaper one, also (n,)."""
     costs = np.ascontiguousarray(costs, dtype=np.float64)
-    keep = usable_columns(costs, csr, lag, x, per_row)
+    keep = usable_columns(costs, csr, lag, x, per_row) if per_row > 0 else np.flatnonzero(x).astype(np.int64)
+    if extra is not None and extra.size:
+        keep = np.union1d(keep, extra).astype(np.int64)
     core = Residual.whole(costs, csr, csc).columns(keep)
 
     def whole(y: np.ndarray) -> np.ndarray:

@@ -83,6 +83,11 @@ class LNSSettings:
     and worse on 1, level at 10 s, bench/results/setcover-glns-probation-short; an earlier form, a
     refinement eight times as long after each repair, measured level with none,
     bench/results/setcover-glns-probation;
+    ``rwls_columns``: the core the row-weighting search moves among: "reduced" (the ``rwls_core``
+    columns of least reduced cost per row), "seen" (the columns of every cover the refinements'
+    three-phases completed) or "both" (the union; the default: where the Lagrangian bound is far
+    below the covers, as on the rail-scattered set, reduced costs miss the columns good covers use,
+    bench/results/setcover-rwls-columns);
     ``refine_pool``: columns per row
     the refinement prices among (the least reduced cost per row, plus the cover's; 0: every column
     the bound does not fix out);
@@ -106,6 +111,7 @@ class LNSSettings:
     refine_pool: int = 0
     local_search: str = "rwls"
     rwls_core: int = 20
+    rwls_columns: str = "both"
     sub_solver: str = "scip"
 
 
@@ -256,6 +262,10 @@ def run_lns(
         return Outcome(Termination.COMPLETED, Status.OPTIMAL)
 
     refine_seconds = 0.0  # how long the last refinement took
+    seen = np.zeros(costs.size, np.bool_)  # columns of the covers the refinements' three-phases completed
+
+    def completed(columns: np.ndarray, cost: float) -> None:
+        seen[columns] = True
 
     def refined(x: np.ndarray, cycles: int, rest: bool = False) -> np.ndarray:
         """The cover ``x`` after CFT's refinement (at most ``refine_share`` of the time left; with
@@ -269,7 +279,7 @@ def run_lns(
         y = refine(
             costs, csr, csc, lag, x, rng=rng, stats=stats.refine, stall_cycles=cycles, core_per_row=settings.refine_pool or None,
             fresh_multipliers=settings.refine_fresh, stop=lambda: stop() or deadline.elapsed() > limit,
-            on_improve=found,
+            on_improve=found, on_cover=completed if settings.rwls_columns != "reduced" else None,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started
         if float(costs @ y) >= float(costs @ x) - 1e-9:
@@ -297,9 +307,11 @@ def run_lns(
             now = deadline.elapsed()
             return stop() or now > limit or (not rest and now - last > max(1.0, last - started))
 
+        per_row = settings.rwls_core if settings.rwls_columns != "seen" or not seen.any() else 0
+        extra = np.flatnonzero(seen) if settings.rwls_columns != "reduced" else None
         y = rwls_on_core(
-            costs, csr, csc, lag, x, per_row=settings.rwls_core, stop=done, seed=int(rng.integers(2**31)),
-            on_improve=improved,
+            costs, csr, csc, lag, x, per_row=per_row, stop=done, seed=int(rng.integers(2**31)),
+            on_improve=improved, extra=extra,
         )  # fmt: skip
         refine_seconds = deadline.elapsed() - started
         stats.rwls_time += refine_seconds

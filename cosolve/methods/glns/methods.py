@@ -92,6 +92,13 @@ LNS_OPTIONS: dict[str, Option] = {
         choices=("rwls", "refine"),
     ),
     "rwls_core": Option(int, 20, "columns per row (least reduced cost) the row-weighting local search moves among", minimum=1),
+    "rwls_columns": Option(
+        str,
+        "both",
+        "the row-weighting search's core: reduced (rwls_core columns of least reduced cost per row), seen (the "
+        "columns of the covers the refinements completed) or both",
+        choices=("reduced", "seen", "both"),
+    ),
     "refine_pool": Option(
         int,
         0,
