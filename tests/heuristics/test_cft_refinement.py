@@ -189,3 +189,16 @@ def test_a_round_that_improves_sets_the_fixing_fraction_back_only_with_pi_reset(
     assert after_improving  # an improving round past the first two, with pi above its start
     for share in after_improving:
         assert (0.3 <= share < 0.3 + widest) == pi_reset
+
+
+def test_on_cover_sees_every_completed_cover_as_columns_of_the_whole_instance():
+    p = read(ORLIB / "scpa2.txt")
+    x, lag = start(p)
+    seen = []
+    best = refine(p.costs, p.matrix, p.csc, lag, x, stop=lambda: False, rng=np.random.default_rng(0), max_rounds=3,
+                  on_cover=lambda columns, cost: seen.append((columns.copy(), cost)))  # fmt: skip
+    assert len(seen) >= 2 and min(cost for _, cost in seen) <= float(p.costs @ best)  # the best came from one of them
+    for columns, cost in seen:  # feasible covers of the whole instance, at the costs given
+        y = np.zeros(p.costs.size, np.int8)
+        y[columns] = 1
+        assert is_cover(p, y) and float(p.costs[columns].sum()) == pytest.approx(cost)

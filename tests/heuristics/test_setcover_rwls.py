@@ -116,3 +116,16 @@ def test_rwls_handles_free_columns_and_an_instance_without_rows():
     empty = random_cover(rng, 4, 6, 0.5).matrix[:0]
     out = rwls(np.ones(6), empty, sp.csc_array(empty), np.ones(6, np.int8), stop=lambda: False)
     assert out.tolist() == [0] * 6
+
+
+def test_rwls_on_given_columns_only_moves_among_them_and_the_start():
+    p = read(ORLIB / "scp41.txt")
+    x = greedy_set_cover(p.costs, p.matrix, p.csc)
+    lag = lagrangian_bound(p.costs, p.matrix, p.csc, upper=float(p.costs @ x), iterations=300)
+    extra = np.random.default_rng(0).choice(p.n_cols, 300, replace=False).astype(np.int64)
+    steps = iter(range(400))
+    y = rwls_on_core(p.costs, p.matrix, p.csc, lag, x, per_row=0, extra=extra, seed=1, stop=lambda: next(steps, None) is None)
+    allowed = np.zeros(p.n_cols, bool)
+    allowed[extra] = True
+    allowed[x == 1] = True
+    assert is_cover(p, y) and np.all(allowed[y == 1]) and float(p.costs @ y) <= float(p.costs @ x)
