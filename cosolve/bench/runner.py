@@ -102,22 +102,20 @@ def check_suite(suite: Suite, jobs: list[Job]) -> None:
     does not exist, or a method/problem mismatch; each error names the suite file and the
     ``[[methods]]`` entry."""
     from cosolve.core.registry import get_method, methods
-    from cosolve.core.solver import Solver
+    from cosolve.core.solver import Solver, missing_paths
 
     where = {id(method): f"{suite.path}: [[methods]] #{k + 1} ({method.label})" for k, method in enumerate(suite.methods)}
     for method in suite.methods:
-        declared = get_method(method.name).options if method.name in methods() else {}
-        for key, value in method.options.items():  # before validate(), which names no suite entry
-            option = declared.get(key)
-            if option is not None and option.path and value and not Path(value).exists():
-                beside = (suite.path.parent / value).exists()
-                hint = (
-                    f"; it exists relative to the suite file, but option paths are relative to the current directory: "
-                    f"run from {suite.path.parent} or give {str((suite.path.parent / value).resolve())!r}"
-                    if beside
-                    else " (relative to the current directory)"
-                )
-                raise UsageError(f"{where[id(method)]}: option {key}: no such file or folder {value!r}{hint}")
+        missing = missing_paths(get_method(method.name), method.options) if method.name in methods() else []
+        for key, value in missing:  # before validate(), whose error names no suite entry
+            beside = (suite.path.parent / value).exists()
+            hint = (
+                f"; it exists relative to the suite file, but option paths are relative to the current directory: "
+                f"run from {suite.path.parent} or give {str((suite.path.parent / value).resolve())!r}"
+                if beside
+                else " (relative to the current directory)"
+            )
+            raise UsageError(f"{where[id(method)]}: option {key}: no such file or folder {value!r}{hint}")
         try:
             Solver(method.name, **method.options).validate()
         except UsageError as e:

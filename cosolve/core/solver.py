@@ -62,6 +62,16 @@ def load_instance(instance: Instance, *, problem: str | None = None, format: str
     return read(instance, format=format, problem=problem)
 
 
+def missing_paths(cls: type[Method], options: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The (key, value) of each option in ``options`` that names a file or folder (``Option.path``)
+    that does not exist, relative to the current directory."""
+    return [
+        (key, value)
+        for key, value in options.items()
+        if key in cls.options and cls.options[key].path and value and not Path(value).exists()
+    ]
+
+
 def check_fit_out(out: Path, *, resume: bool, overwrite: bool) -> None:
     """UsageError unless ``out`` may take a fit's checkpoint: a folder (or nothing yet) holding no
     ``model.pt`` or ``README.md`` that it would replace, unless ``resume`` or ``overwrite``."""
@@ -172,10 +182,8 @@ class Solver:
             if self.problem is not None:
                 self._check_kind(cls, self.problem)
                 self._refuse_other_problems_options(method, self.problem)
-            for key, option in cls.options.items():
-                value = self.options.get(key)
-                if option.path and value and not Path(value).exists():
-                    raise InputError(f"{key} {value}: no such file or folder")
+            for key, value in missing_paths(cls, self.options):
+                raise InputError(f"{key} {value}: no such file or folder")
         return self
 
     def _method_class(self, kind: str | None) -> type[Method]:
