@@ -1,18 +1,19 @@
 """Tables for the GLNS issue from a results folder of bench/glns.toml (or a slice of it).
 
-    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--against cft] [--per-instance] [--borrow cft]
-        [--merge FOLDER ...] [--labels glns cft]
+    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--known CSV] [--against cft] [--per-instance]
+        [--borrow cft] [--merge FOLDER ...] [--labels glns cft]
 
 Per instance set, budget and method, over the (instance, seed) pairs every listed method finished
 (done or killed) at that budget: pairs with a solution (n/N), how many reach the reference (the
-proven optimum for OR-Library; for generated instances, the best value any job of this folder or
-of the ``--references`` folders found), the mean gap to the reference in percent
-((objective - reference) / reference), the mean solve time, for the LNS methods the repairs run
-and the share that improved (sum of improved / sum of iterations over the set), and with
-``--against LABEL`` the pairs where the method ends above that label's job of the same instance and
-seed. A killed job or a missing solution counts as unsolved and is left out of the gap.
-``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` is for a method
-whose result does not depend on the seed (cft here: the same value for five seeds,
+proven optimum for OR-Library; for generated instances, the best value any job of this folder or of
+the ``--references`` folders found, or a lower value from ``--known``, a CSV of best-known values
+with ``instance`` and ``value`` columns, e.g. bench/results/setcover-best-known/best_known.csv), the
+mean gap to the reference in percent ((objective - reference) / reference), the mean solve time, for
+the LNS methods the repairs run and the share that improved (sum of improved / sum of iterations
+over the set), and with ``--against LABEL`` the pairs where the method ends above that label's job
+of the same instance and seed. A killed job or a missing solution counts as unsolved and is left out
+of the gap. ``--per-instance`` adds each instance's objectives, seed by seed. ``--borrow LABEL`` is
+for a method whose result does not depend on the seed (cft here: the same value for five seeds,
 setcover-glns-cft-seeds), run once per (instance, budget): its job of an (instance, budget), from
 this folder or else from the ``--references`` folders, stands in for every seed that has none.
 ``--merge`` reads other folders' jobs as this one's where this folder has no job of the same
@@ -28,11 +29,16 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
+from cosolve.bench.suite import read_references
+
 ORDER = ["glns", "glns-gradient", "lns-random", "greedy", "cft", "ortools-setcover", "scip", "cpsat"]
 
 
 def _jobs(folder: str) -> list[dict]:
-    db = sqlite3.connect(Path(folder) / "results.sqlite")
+    path = Path(folder) / "results.sqlite"
+    if not path.is_file():
+        raise SystemExit(f"glns_tables.py: {folder} has no results.sqlite (not a results folder of cosolve bench)")
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
     return [dict(r) for r in db.execute("SELECT * FROM jobs WHERE status IN ('done', 'killed')")]
 
@@ -75,6 +81,7 @@ def main(
     borrow: list[str],
     merge: list[str],
     labels: list[str],
+    known: str | None = None,
 ) -> None:
     rows = _merged(_jobs(folder), merge)
     others = [r for other in references for r in _jobs(other)]
@@ -86,6 +93,10 @@ def main(
     for r in rows + others:
         if r["objective"] is not None:
             best[r["instance"]] = min(best.get(r["instance"], float("inf")), r["objective"])
+    if known:
+        for name, value in read_references(Path(known)).items():
+            if name in best:
+                best[name] = min(best[name], value)
     groups: dict[tuple[str, float], dict[str, dict[tuple[str, int], dict]]] = defaultdict(lambda: defaultdict(dict))
     for r in rows:
         groups[(r["instance_set"], r["budget"])][r["label"]][(r["instance"], r["seed"])] = r
@@ -96,7 +107,7 @@ def main(
             continue
         proven = all(by_label[labels[0]][k]["reference"] is not None for k in common)
         where = " here or in the reference folders" if references else " here"
-        ref_name = "optimum" if proven else "best known: the best any job found" + where
+        ref_name = "optimum" if proven else "best known: the best any job found" + where + (f" or {known}" if known else "")
         instances = sorted({k[0] for k in common})
         seeds = sorted({k[1] for k in common})
         print(f"\n### {instance_set}, {budget:g} s ({len(instances)} instances x {len(seeds)} seed(s); reference: {ref_name})\n")
@@ -138,10 +149,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder")
     parser.add_argument("--references", nargs="*", default=[], help="other results folders whose best values count as best known")
+    parser.add_argument("--known", help="a CSV of best-known values (instance, value) that count where lower")
     parser.add_argument("--against", help="a label to count, per method, the (instance, seed) pairs that end above it")
     parser.add_argument("--per-instance", action="store_true", help="each instance's objectives, seed by seed")
     parser.add_argument("--borrow", nargs="*", default=[], help="labels run once per (instance, budget), standing for every seed")
     parser.add_argument("--merge", nargs="*", default=[], help="folders whose jobs count as run here (same code)")
     parser.add_argument("--labels", nargs="*", default=[], help="tabulate only these labels")
     args = parser.parse_args()
-    main(args.folder, args.references, args.against, args.per_instance, args.borrow, args.merge, args.labels)
+    main(args.folder, args.references, args.against, args.per_instance, args.borrow, args.merge, args.labels, args.known)

@@ -1,20 +1,23 @@
 """Which columns should glns's row-weighting search move among? One refinement, then the search
 from the refined cover on three cores (issue 26, rail-scattered-3 at 60 s).
 
-    python bench/setcover_rwls_columns_probe.py INSTANCE --seed 0 [--budget 30] [--seconds 20] [--per-row 20]
+    python bench/setcover_rwls_columns_probe.py INSTANCE --seed 0 [--budget 30] [--seconds 20] [--per-row 20] [--write FILE]
 
 Shared start as in glns (Chvátal's greedy, redundancy removal, swap search, 1,000 subgradient
 steps, the Lagrangian heuristic), then one refinement (one stalled cycle, at most ``--budget``
 seconds) recording the columns of every cover its three-phases complete ("seen"). Then
 ``--seconds`` of the row-weighting search from the refined cover on each core: "reduced" (the
 ``--per-row`` columns of least reduced cost per row, glns's core before), "both" (reduced and seen)
-and "seen"; each core also holds the refined cover's columns. Prints one line per core; one thread.
+and "seen"; each core also holds the refined cover's columns. Prints one line per core (the cover's
+cost, checked feasible by the problem); one thread. ``--write FILE`` writes the cheapest of the three
+covers: its cost on the first line, then its columns (1-based, as in OR-Library files), one line.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -33,6 +36,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30.0)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--per-row", type=int, default=20)
+    parser.add_argument("--write", help="write the cheapest cover found here (cost, then 1-based columns)")
     args = parser.parse_args()
 
     p = read(args.instance)
@@ -59,13 +63,20 @@ def main() -> None:
         f"seed {args.seed}: Lagrangian bound {lag.bound:.2f}, refined {costs @ refined:g} in "
         f"{time.perf_counter() - started:.1f} s; {extra.size} columns seen in completed covers"
     )
+    cheapest = refined
     for name, per_row, columns in (("reduced", args.per_row, None), ("both", args.per_row, extra), ("seen", 0, extra)):
         begun = time.perf_counter()
         y = rwls_on_core(
             costs, csr, csc, lag, refined, per_row=per_row, extra=columns, seed=args.seed,
             stop=lambda begun=begun: time.perf_counter() - begun > args.seconds,
         )  # fmt: skip
-        print(f"  {name}: {costs @ y:g}")
+        verdict = p.evaluate(y)
+        print(f"  {name}: {costs @ y:g} ({'feasible' if verdict.feasible else 'NOT FEASIBLE'})")
+        if verdict.feasible and costs @ y < costs @ cheapest:
+            cheapest = y
+    if args.write:
+        columns = " ".join(str(j + 1) for j in np.flatnonzero(cheapest))
+        Path(args.write).write_text(f"{costs @ cheapest:g}\n{columns}\n")
 
 
 if __name__ == "__main__":
