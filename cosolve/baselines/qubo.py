@@ -13,18 +13,19 @@ Every sample is repaired to a feasible solution and evaluated by the problem, as
 samplers' chains are (:mod:`cosolve.diffusion.decode`: an independent set or clique grown from the
 sample's nodes, a cut polished by 1-flip search, a dominating set completed greedily and pruned).
 
-Budget: the samplers run in calls of at most ``chunk`` seconds until the deadline; the best
-sample of each call is repaired and offered (an anytime trace), and starts the next tabu call.
-``tabu``: ``TabuSampler`` with one read per call and its timeout set to the call's share of the
-time left (the sampler restarts internally within a read). ``sa``: ``SimulatedAnnealingSampler``
-with ``sweeps`` Metropolis sweeps per read on a geometric schedule, reads until the call's time is
-up (its interrupt function is checked between reads). A call costs more than its own time
-(TabuSampler builds a dense matrix of the QUBO each call: 2.3 s at 6,000 variables; the annealer
-about a microsecond per interaction), so a call starts only if that cost, estimated before the first
-call and measured after it, and a repair fit in the time left; building the QUBO stops at the
-deadline. Where nothing fits (a dominating set's QUBO on a 756-node graph has 6,098 variables), the
-result is a repaired random state with ``calls`` 0. Seeds come from the solve's seed;
-``threads`` is ignored (both samplers are sequential). Install with ``pip install 'cosolve[qubo]'``.
+Budget: the samplers run in calls of at most ``chunk`` seconds until the deadline; the best sample
+of each call is repaired and offered (an anytime trace), and starts the next tabu call. ``tabu``:
+``TabuSampler`` with one read per call and its timeout set to the call's share of the time left (the
+sampler restarts internally within a read). ``sa``: ``SimulatedAnnealingSampler`` with ``sweeps``
+Metropolis sweeps per read on a geometric schedule, reads until the call's time is up (its interrupt
+function is checked between reads). A call costs more than its own time (TabuSampler builds a dense
+matrix of the QUBO each call: 2.3 s at 6,000 variables, about 9-11 s and 4 GB of memory at 10,000;
+the annealer about a microsecond per interaction), so a call starts only if that cost, estimated
+before the first call and measured after it, and a repair fit in the time left; building the QUBO
+stops at the deadline. Where nothing fits (a dominating set's QUBO on a 756-node graph has 6,098
+variables), the result is a repaired random state with ``calls`` 0. Seeds come from the solve's
+seed; ``threads`` is ignored (both samplers are sequential). Install with ``pip install
+'cosolve[qubo]'``.
 """
 
 from __future__ import annotations
@@ -47,12 +48,19 @@ MISSING = "tabu and sa need the optional package dwave-samplers: pip install 'co
 MDS_PENALTY = 2.0
 #: Seconds kept back from each call for repairing and offering its best sample
 REPAIR_MARGIN = 0.02
-#: Seconds a call costs beyond its own time, per squared variable (tabu: TabuSampler builds a dense
-#: matrix each call, 2.3 s at 6,000 variables) and per interaction (sa: about 0.9 s at 880,000),
-#: measured with dwave-samplers 1.x on this machine; the first call's estimate, the later ones use
-#: the measured excess
+#: Seconds a call costs beyond its own time, per squared and per cubed variable (tabu: TabuSampler
+#: builds a dense matrix each call, and its set-up grows faster than the matrix: 2.3 s at 6,000
+#: variables, 5.3 s at 8,000, 8.8-11.3 s at 10,000; the estimate is the larger of the two terms) and
+#: per interaction (sa: about 0.9 s at 880,000), measured with dwave-samplers 1.x on this machine;
+#: the first call's estimate, the later ones use the measured excess
 TABU_OVERHEAD_PER_SQUARED_VARIABLE = 7e-8
+TABU_OVERHEAD_PER_CUBED_VARIABLE = 1.15e-11
 SA_OVERHEAD_PER_INTERACTION = 1.2e-6
+
+
+def tabu_overhead(variables: int) -> float:
+    """Estimated seconds a ``TabuSampler`` call on ``variables`` variables costs beyond its timeout."""
+    return max(TABU_OVERHEAD_PER_SQUARED_VARIABLE * variables**2, TABU_OVERHEAD_PER_CUBED_VARIABLE * variables**3)
 
 
 def graph_qubo(problem: GraphProblem, stop: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -146,6 +154,7 @@ class _QuboSampler(Method):
         stats: dict[str, Any] = {"variables": len(order), "interactions": int(bqm.num_interactions), "calls": 0}
         start = None
         extra, repair = self.overhead(bqm), 0.0  # seconds beyond a call's own, and of a repair, measured once seen
+        stats["call_overhead"] = round(extra, 3)
         while not deadline.stop_requested:
             seconds = min(o["chunk"], deadline.remaining() - REPAIR_MARGIN - extra - repair)
             if seconds <= 0.001:  # a call would not end by the deadline
@@ -184,7 +193,7 @@ class Tabu(_QuboSampler):
         return np.asarray(result.record.sample[np.argmin(result.record.energy)], dtype=np.float64)
 
     def overhead(self, bqm: Any) -> float:
-        return TABU_OVERHEAD_PER_SQUARED_VARIABLE * len(bqm.variables) ** 2
+        return tabu_overhead(len(bqm.variables))
 
 
 @register

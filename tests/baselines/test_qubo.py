@@ -84,6 +84,17 @@ def test_a_call_whose_fixed_cost_does_not_fit_the_time_left_is_not_started(metho
     assert problem.evaluate(result.solution).feasible  # a repaired random state, not nothing
 
 
+def test_the_first_tabu_call_estimate_covers_the_measured_set_up_costs():
+    from cosolve.baselines.qubo import tabu_overhead
+
+    # TabuSampler's cost beyond its timeout, measured with dwave-samplers 1.x (variables: seconds);
+    # a smaller estimate lets the first call end past the deadline (11.4 s of a 10 s budget at 10,000)
+    measured = {6_000: 2.3, 8_000: 5.3, 10_000: 11.3}
+    for variables, seconds in measured.items():
+        assert seconds <= tabu_overhead(variables) <= 1.5 * seconds
+    assert tabu_overhead(800) < 0.1  # a benchmark-sized graph is not kept from calling
+
+
 def test_building_the_dominating_set_qubo_stops_when_asked_and_merges_repeated_pairs():
     problem = sample_graph("rb-small", 2, "mds")
     assert graph_qubo(problem, stop=lambda: True) is None
