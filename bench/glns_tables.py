@@ -34,7 +34,8 @@ from cosolve.bench.suite import read_references
 ORDER = ["glns", "glns-gradient", "lns-random", "greedy", "cft", "ortools-setcover", "scip", "cpsat"]
 
 
-def _jobs(folder: str) -> list[dict]:
+def finished_jobs(folder: str) -> list[dict]:
+    """The done or killed jobs of a results folder of ``cosolve bench``, one dict per row."""
     path = Path(folder) / "results.sqlite"
     if not path.is_file():
         raise SystemExit(f"glns_tables.py: {folder} has no results.sqlite (not a results folder of cosolve bench)")
@@ -69,7 +70,7 @@ def _merged(rows: list[dict], folders: list[str]) -> list[dict]:
         return r["instance"], r["budget"], r["label"], r["seed"]
 
     have = {key(r) for r in rows}
-    extra = [r for folder in folders for r in _jobs(folder) if key(r) not in have]
+    extra = [r for folder in folders for r in finished_jobs(folder) if key(r) not in have]
     return rows + extra
 
 
@@ -83,8 +84,8 @@ def main(
     labels: list[str],
     known: str | None = None,
 ) -> None:
-    rows = _merged(_jobs(folder), merge)
-    others = [r for other in references for r in _jobs(other)]
+    rows = _merged(finished_jobs(folder), merge)
+    others = [r for other in references for r in finished_jobs(other)]
     for label in borrow:
         rows += _borrowed(rows, others, label)
     if labels:

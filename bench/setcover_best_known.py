@@ -4,8 +4,8 @@
 
 Per generated instance (a job without a proven reference): the cheapest objective of any finished
 job in ``bench/results/setcover-*/results.sqlite`` and ``bench/results/glns/results.sqlite``, or a
-cheaper stored cover ``bench/results/setcover-best-known/NAME.cover`` (cost on the first line, then
-the cover's 1-based columns), which is read back and checked against the instance file
+cheaper stored cover ``bench/results/setcover-best-known/NAME.sol`` (a solution file, as
+``cosolve solve --output`` writes), which is read back and evaluated on the instance file
 ``DIR/*/NAME.txt`` (default: the instances of ``bench/results/setcover-glns-final-2``; regenerate
 them with ``cosolve bench bench/setcover_glns_final.toml``). Writes ``instance,value,source`` CSV.
 """
@@ -14,29 +14,26 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sqlite3
 import sys
 from pathlib import Path
 
-import numpy as np
+from glns_tables import finished_jobs
 
 RESULTS = Path(__file__).parent / "results"
 COVERS = RESULTS / "setcover-best-known"
 
 
 def best_of_folders() -> dict[str, tuple[float, list[str]]]:
-    """instance -> (cheapest objective, folders that found it)."""
+    """instance -> (cheapest objective, folders that found it), over generated instances."""
     folders = [*sorted(RESULTS.glob("setcover-*/results.sqlite")), RESULTS / "glns" / "results.sqlite"]
     best: dict[str, tuple[float, list[str]]] = {}
     for path in folders:
         if not path.is_file():
             continue
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        query = (
-            "SELECT instance, objective FROM jobs"
-            " WHERE objective IS NOT NULL AND reference IS NULL AND status IN ('done', 'killed')"
-        )
-        for name, value in db.execute(query):
+        for job in finished_jobs(str(path.parent)):
+            name, value = job["instance"], job["objective"]
+            if value is None or job["reference"] is not None:
+                continue
             old = best.get(name)
             if old is None or value < old[0] - 1e-9:
                 best[name] = (value, [path.parent.name])
@@ -46,19 +43,16 @@ def best_of_folders() -> dict[str, tuple[float, list[str]]]:
 
 
 def stored_cover(cover: Path, instances: Path) -> float:
-    """The cost of a stored cover, checked feasible and equal to its first line."""
-    from cosolve.io import read
+    """The cost of a stored solution file, checked feasible on its instance."""
+    from cosolve.io import read, read_solution
 
     found = sorted(instances.glob(f"*/{cover.stem}.txt"))
     if not found:
         raise SystemExit(f"{cover}: no instance file {cover.stem}.txt under {instances}")
     problem = read(found[0])
-    lines = cover.read_text().split("\n")
-    x = np.zeros(problem.n_cols, np.int8)
-    x[[int(j) - 1 for j in lines[1].split()]] = 1
-    verdict = problem.evaluate(x)
-    if not verdict.feasible or abs(verdict.objective - float(lines[0])) > 1e-9:
-        raise SystemExit(f"{cover}: not a feasible cover of cost {lines[0]} of {found[0]}")
+    verdict = problem.evaluate(read_solution(problem, cover))
+    if not verdict.feasible:
+        raise SystemExit(f"{cover}: not a feasible cover of {found[0]}")
     return float(verdict.objective)
 
 
@@ -67,7 +61,7 @@ def main() -> None:
     parser.add_argument("--instances", type=Path, default=RESULTS / "setcover-glns-final-2" / "instances")
     args = parser.parse_args()
     rows = {name: (value, "jobs in bench/results/" + " ".join(folders)) for name, (value, folders) in best_of_folders().items()}
-    for cover in sorted(COVERS.glob("*.cover")):
+    for cover in sorted(COVERS.glob("*.sol")):
         value = stored_cover(cover, args.instances)
         if cover.stem not in rows or value < rows[cover.stem][0] - 1e-9:
             rows[cover.stem] = (value, f"stored cover bench/results/setcover-best-known/{cover.name}")

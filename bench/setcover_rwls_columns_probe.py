@@ -9,15 +9,14 @@ seconds) recording the columns of every cover its three-phases complete ("seen")
 ``--seconds`` of the row-weighting search from the refined cover on each core: "reduced" (the
 ``--per-row`` columns of least reduced cost per row, glns's core before), "both" (reduced and seen)
 and "seen"; each core also holds the refined cover's columns. Prints one line per core (the cover's
-cost, checked feasible by the problem); one thread. ``--write FILE`` writes the cheapest of the three
-covers: its cost on the first line, then its columns (1-based, as in OR-Library files), one line.
+cost, checked feasible by the problem); one thread. ``--write FILE`` writes the cheapest cover as a
+solution file (``cosolve validate FILE INSTANCE`` checks it).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +25,7 @@ from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover_local import swap_local_search
 from cosolve.heuristics.setcover_rwls import rwls_on_core
-from cosolve.io import read
+from cosolve.io import read, write_solution
 
 
 def main() -> None:
@@ -36,7 +35,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=30.0)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--per-row", type=int, default=20)
-    parser.add_argument("--write", help="write the cheapest cover found here (cost, then 1-based columns)")
+    parser.add_argument("--write", help="write the cheapest cover found to this solution file")
     args = parser.parse_args()
 
     p = read(args.instance)
@@ -75,8 +74,7 @@ def main() -> None:
         if verdict.feasible and costs @ y < costs @ cheapest:
             cheapest = y
     if args.write:
-        columns = " ".join(str(j + 1) for j in np.flatnonzero(cheapest))
-        Path(args.write).write_text(f"{costs @ cheapest:g}\n{columns}\n")
+        write_solution(p, cheapest, args.write)
 
 
 if __name__ == "__main__":
