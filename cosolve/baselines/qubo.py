@@ -17,8 +17,10 @@ Budget: the samplers run in calls of at most ``chunk`` seconds until the deadlin
 of each call is repaired and offered (an anytime trace), and starts the next tabu call. ``tabu``:
 ``TabuSampler`` with one read per call and its timeout set to the call's share of the time left (the
 sampler restarts internally within a read). ``sa``: ``SimulatedAnnealingSampler`` with ``sweeps``
-Metropolis sweeps per read on a geometric schedule, reads until the call's time is up (its interrupt
-function is checked between reads). A call costs more than its own time (TabuSampler builds a dense
+Metropolis sweeps per read on a geometric schedule, reads until the call's time is up; a read cannot
+be interrupted, so the next one starts only if its measured time fits, and where even one read would
+not fit a call (about 0.4 s at 10,000 nodes), the call anneals on a schedule shortened to fit
+(``sweeps_run`` in the stats: the fewest sweeps a read had). A call costs more than its own time (TabuSampler builds a dense
 matrix of the QUBO each call: 2.3 s at 6,000 variables, about 9-11 s and 4 GB of memory at 10,000;
 the annealer about a microsecond per interaction), so a call starts only if that cost, estimated
 before the first call and measured after it, and a repair fit in the time left; building the QUBO
@@ -56,6 +58,17 @@ REPAIR_MARGIN = 0.02
 TABU_OVERHEAD_PER_SQUARED_VARIABLE = 7e-8
 TABU_OVERHEAD_PER_CUBED_VARIABLE = 1.15e-11
 SA_OVERHEAD_PER_INTERACTION = 1.2e-6
+#: Seconds of one annealing sweep per variable and per two interactions (a 1,000-sweep read on a
+#: 10,000-node MIS QUBO with 75,195 interactions: 0.27 s beyond the sampler call's fixed cost, which
+#: is the per-interaction overhead above), rounded up
+SA_SECONDS_PER_SWEEP_TERM = 2.5e-9
+#: A batch of reads starts only if this many times its estimated seconds fit (a read's time varies by ~20%)
+READ_SAFETY = 1.5
+
+
+def sa_sweep_seconds(variables: int, interactions: int) -> float:
+    """Estimated seconds of one annealing sweep of one read (before one is measured)."""
+    return SA_SECONDS_PER_SWEEP_TERM * (variables + 2 * interactions)
 
 
 def tabu_overhead(variables: int) -> float:
@@ -133,8 +146,12 @@ class _QuboSampler(Method):
         "calls": Option(int, 0, "stop after this many sampler calls (0 = run until the time limit)", minimum=0),
     }
 
-    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
-        """The best sample (V,) of one call of about ``seconds``."""
+    def sample(
+        self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any, stats: dict[str, Any]
+    ) -> np.ndarray | None:
+        """The best sample (V,) of one call of about ``seconds`` (None: no read fits in them);
+        ``stats``: the solve's, which a sampler may read and extend (what it measured in earlier
+        calls, what it ran)."""
         raise NotImplementedError
 
     def overhead(self, bqm: Any) -> float:
@@ -160,7 +177,9 @@ class _QuboSampler(Method):
             if seconds <= 0.001:  # a call would not end by the deadline
                 break
             called = time.perf_counter()
-            raw = self.sample(bqm, seconds, start, int(rng.integers(2**31 - 1)), lambda: deadline.stop_requested)
+            raw = self.sample(bqm, seconds, start, int(rng.integers(2**31 - 1)), lambda: deadline.stop_requested, stats)
+            if raw is None:  # not even a shortened call fits
+                break
             returned = time.perf_counter()
             extra = max(0.0, returned - called - seconds)
             z = np.zeros(len(order))
@@ -185,7 +204,9 @@ class Tabu(_QuboSampler):
     name: ClassVar[str] = "tabu"
     summary: ClassVar[str] = "tabu search on the problem's QUBO (dwave-samplers TabuSampler, C++), repaired to feasibility"
 
-    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
+    def sample(
+        self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any, stats: dict[str, Any]
+    ) -> np.ndarray:
         from dwave.samplers import TabuSampler
 
         initial = None if start is None else np.atleast_2d(start)
@@ -210,24 +231,37 @@ class SimulatedAnnealing(_QuboSampler):
     def overhead(self, bqm: Any) -> float:
         return SA_OVERHEAD_PER_INTERACTION * bqm.num_interactions
 
-    def sample(self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any) -> np.ndarray:
+    def sample(
+        self, bqm: Any, seconds: float, start: np.ndarray | None, seed: int, stop: Any, stats: dict[str, Any]
+    ) -> np.ndarray | None:
         from dwave.samplers import SimulatedAnnealingSampler
 
         sampler, rng = SimulatedAnnealingSampler(), np.random.default_rng(seed)
+        full, fixed = self.config["sweeps"], self.overhead(bqm)
+        per_sweep = stats.get("sweep_seconds") or sa_sweep_seconds(len(bqm.variables), bqm.num_interactions)
         started = time.perf_counter()
         ends = started + seconds
-        best, best_energy, reads, batch = None, math.inf, 0, 1
+        best, best_energy = None, math.inf
         while True:  # batches of reads sized to what is left (the sampler allocates every read up front)
+            left = ends - time.perf_counter()
+            sweeps = full
+            if READ_SAFETY * (fixed + full * per_sweep) > left:  # a read cannot be interrupted: shorten it
+                sweeps = int((left / READ_SAFETY - fixed) / per_sweep)
+                if sweeps < 1:
+                    return None if best is None else np.asarray(best, dtype=np.float64)
+            batch = int(min(256, max(1, 0.5 * (left - fixed) / (sweeps * per_sweep))))
+            called = time.perf_counter()
             result = sampler.sample(
-                bqm, num_reads=batch, num_sweeps=self.config["sweeps"], seed=int(rng.integers(2**31 - 1)),
+                bqm, num_reads=batch, num_sweeps=sweeps, seed=int(rng.integers(2**31 - 1)),
                 interrupt_function=lambda: stop() or time.perf_counter() >= ends,
             )  # fmt: skip
+            took = time.perf_counter() - called
+            stats["sweeps_run"] = min(sweeps, stats.get("sweeps_run", sweeps))
+            if sweeps == full:  # measured: the time of a sweep beyond the call's fixed cost
+                per_sweep = max(per_sweep / 4, (took - fixed) / (len(result.record) * sweeps))
+                stats["sweep_seconds"] = round(per_sweep, 9)
             k = int(np.argmin(result.record.energy))
             if result.record.energy[k] < best_energy:
                 best, best_energy = result.record.sample[k], float(result.record.energy[k])
-            reads += len(result.record)
-            now = time.perf_counter()
-            if now >= ends or stop():
+            if time.perf_counter() >= ends or stop():
                 return np.asarray(best, dtype=np.float64)
-            per_read = (now - started) / reads
-            batch = int(min(256, max(1, 0.5 * (ends - now) / per_read)))

@@ -100,3 +100,22 @@ def test_building_the_dominating_set_qubo_stops_when_asked_and_merges_repeated_p
     assert graph_qubo(problem, stop=lambda: True) is None
     _, rows, cols, _ = graph_qubo(problem)
     assert len(set(zip(rows.tolist(), cols.tolist(), strict=True))) == len(rows) and np.all(rows < cols)
+
+
+def test_an_annealing_read_that_would_not_fit_the_call_is_shortened(monkeypatch):
+    import cosolve.baselines.qubo as qubo
+
+    problem = erdos_renyi(10, 0.35, problem="mis", seed=4)
+    # a sweep estimated at a millisecond: a 1,000-sweep read (1 s) would not fit a 0.2 s call
+    terms = problem.n + 2 * len(problem.edges)
+    monkeypatch.setattr(qubo, "SA_SECONDS_PER_SWEEP_TERM", 1e-3 / terms)
+    result = Solver("sa", time_limit=30, calls=1, chunk=0.2, seed=1).solve(problem)
+    sweeps = result.stats["sweeps_run"]
+    assert 1 <= sweeps < 1000 and result.stats["calls"] == 1
+    assert problem.evaluate(result.solution).feasible
+
+
+def test_annealing_runs_its_full_schedule_when_a_read_fits():
+    problem = erdos_renyi(10, 0.35, problem="mis", seed=4)
+    result = Solver("sa", time_limit=30, calls=1, chunk=0.2, seed=1).solve(problem)
+    assert result.stats["sweeps_run"] == 1000 and result.stats["sweep_seconds"] > 0
