@@ -1,6 +1,9 @@
 """Best-known values of the graph-peers suite (issue 25), with where each comes from.
 
     python bench/graph_references.py [RESULTS_FOLDER ...] > bench/results/graph-peers/references.csv
+    python bench/graph_references.py --found RESULTS_FOLDER ... > references.csv
+
+With ``--found``, the instances are those of the folders' jobs (any suite), not graph-peers'.
 
 Sources, best first: ``planted`` (frb graphs: the MIS has exactly one node per clique, by
 construction), ``proven:scip`` / ``proven:cpsat`` (optimal within 60 s in bench/results/cam-reference),
@@ -25,9 +28,13 @@ SUITE = HERE / "graph_peers.toml"
 MAXIMIZE = {"mis", "maxcut", "maxclique"}
 
 
-def main(folders: list[str]) -> None:
-    sets = [(spec["params"]["distribution"], spec["problem"], spec["count"]) for spec in load_suite(SUITE).instance_sets]
-    wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in sets for seed in range(count)}
+def main(folders: list[str], found: bool = False) -> None:
+    if found:
+        sets = []
+        wanted = {(r["instance"], r["problem"]) for folder in folders for r in Store(folder).rows()}
+    else:
+        sets = [(spec["params"]["distribution"], spec["problem"], spec["count"]) for spec in load_suite(SUITE).instance_sets]
+        wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in sets for seed in range(count)}
     best: dict[tuple[str, str], tuple[float, str, bool]] = {}
 
     def offer(key: tuple[str, str], value: float, source: str, proven: bool) -> None:
@@ -58,4 +65,5 @@ def main(folders: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    main([a for a in args if a != "--found"], found="--found" in args)
