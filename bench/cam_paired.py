@@ -27,7 +27,7 @@ def objectives(rows: list[dict], instance_set: str, label: str, budget: float) -
 
 
 def compare(folder: str, instance_set: str, first: tuple[str, float], second: tuple[str, float]) -> str:
-    rows = Store(folder).rows()
+    rows = Store.existing(folder).rows()
     a = objectives(rows, instance_set, *first)
     b = objectives(rows, instance_set, *second)
     common = sorted(set(a) & set(b))

@@ -36,7 +36,7 @@ def references() -> dict[tuple[str, str], float]:
 
 
 def table(folder: str) -> str:
-    rows = Store(folder).rows()
+    rows = Store.existing(folder).rows()
     known = references()
     by_key: dict[tuple[str, float], dict[str, dict[str, dict]]] = defaultdict(lambda: defaultdict(dict))
     best: dict[tuple[str, str], float] = {}

@@ -32,7 +32,7 @@ LEARNED = "cam+polish"
 
 
 def main(folder: str, references: str | None = None, against: str = LEARNED) -> None:
-    rows = [r for r in Store(folder).rows() if r["status"] == "done"]
+    rows = [r for r in Store.existing(folder).rows() if r["status"] == "done"]
     default = Path(__file__).parent / "results" / "graph-peers" / "references.csv"
     best = {k: v[0] for k, v in best_known(rows, load_references(Path(references) if references else default)).items()}
     # gap[(set, budget)][label][(instance, seed)]

@@ -31,7 +31,7 @@ MAXIMIZE = {"mis", "maxcut", "maxclique"}
 def main(folders: list[str], found: bool = False) -> None:
     if found:
         sets = []
-        wanted = {(r["instance"], r["problem"]) for folder in folders for r in Store(folder).rows()}
+        wanted = {(r["instance"], r["problem"]) for folder in folders for r in Store.existing(folder).rows()}
     else:
         sets = [(spec["params"]["distribution"], spec["problem"], spec["count"]) for spec in load_suite(SUITE).instance_sets]
         wanted = {(f"{dist}-{seed}", problem) for dist, problem, count in sets for seed in range(count)}
@@ -55,7 +55,7 @@ def main(folders: list[str], found: bool = False) -> None:
             if row["proven"] == "True":
                 offer((row["instance"], row["problem"]), float(row["value"]), f"proven:{row['source']}", True)
     for folder in folders:
-        for row in Store(folder).rows():
+        for row in Store.existing(folder).rows():
             if row["status"] == "done" and row["objective"] is not None:
                 offer((row["instance"], row["problem"]), row["objective"], f"best-of:{row['method']}@{row['budget']:g}s", False)
     writer = csv.writer(sys.stdout)

@@ -42,7 +42,7 @@ def main() -> None:
 
     traces: dict[tuple[str, str], list[list[list[float]]]] = defaultdict(list)  # (set, graph) -> traces
     maximize: dict[str, bool] = {}
-    for r in Store(args.polish).rows():
+    for r in Store.existing(args.polish).rows():
         if r["status"] == "done" and r["label"] == "polish" and r["budget"] == args.polish_budget:
             traces[(r["instance_set"], r["instance"])].append(json.loads(r["trace"] or "[]"))
             maximize[r["instance_set"]] = r["sense"] == "maximize"
@@ -50,7 +50,7 @@ def main() -> None:
     # (set, label, budget) -> graph -> objectives over seeds
     sampled: dict[tuple[str, str, float], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for folder in args.samplers:
-        for r in Store(folder).rows():
+        for r in Store.existing(folder).rows():
             options = json.loads(r["options"] or "{}")
             if r["status"] != "done" or options.get("polish") != 0 or r["objective"] is None:
                 continue

@@ -49,7 +49,7 @@ def best_known(rows: list[dict], known: dict[tuple[str, str], tuple[float, str]]
 
 
 def main(folder: str, references: str | None = None) -> None:
-    rows = [r for r in Store(folder).rows() if r["status"] == "done"]
+    rows = [r for r in Store.existing(folder).rows() if r["status"] == "done"]
     known = load_references(Path(references) if references else Path(folder) / "references.csv")
     maximize = {r["problem"]: r["sense"] == "maximize" for r in rows}
     best = best_known(rows, known)

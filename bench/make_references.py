@@ -17,7 +17,7 @@ from cosolve.bench.store import Store
 
 def main(folder: str, out: str = "bench/results/cam-reference/references.csv") -> None:
     best: dict[tuple[str, str], dict] = {}
-    for row in Store(folder).rows():
+    for row in Store.existing(folder).rows():
         if row["status"] != "done" or row["objective"] is None:
             continue
         key = (row["instance"], row["problem"])

@@ -330,9 +330,7 @@ def plot_profile(rows: list[dict[str, Any]], folder: Path) -> Path | None:
 def write_reports(folder: str | Path) -> list[Path]:
     """Rewrite every report of ``folder`` from its database; returns the files written."""
     folder = Path(folder)
-    if not (folder / Store.FILENAME).is_file():
-        raise UsageError(f"{folder}: no {Store.FILENAME} here (run cosolve bench SUITE --out {folder} first)")
-    store = Store(folder)
+    store = Store.existing(folder)
     try:
         rows, runs = enrich(store.rows()), store.runs()
     finally:

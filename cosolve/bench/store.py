@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cosolve.bench.suite import Job
+from cosolve.errors import UsageError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -52,6 +53,14 @@ class Store:
     """The results database of one output folder (``DIR/results.sqlite``)."""
 
     FILENAME = "results.sqlite"
+
+    @classmethod
+    def existing(cls, folder: str | Path) -> Store:
+        """The store of a results folder ``cosolve bench`` wrote (UsageError if it has none: a
+        reader must not create an empty one)."""
+        if not (Path(folder) / cls.FILENAME).is_file():
+            raise UsageError(f"{folder}: no {cls.FILENAME} here (run cosolve bench SUITE --out {folder} first)")
+        return cls(folder)
 
     def __init__(self, folder: str | Path) -> None:
         self.path = Path(folder) / self.FILENAME

@@ -363,3 +363,13 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
         for proc in workers.values():
             _kill(proc)
         _kill(scheduler)
+
+
+def test_reading_a_folder_without_results_is_refused_and_creates_nothing(tmp_path):
+    from cosolve.bench.store import Store
+    from cosolve.errors import UsageError
+
+    missing = tmp_path / "not-a-results-folder"
+    with pytest.raises(UsageError, match="no results.sqlite here"):
+        Store.existing(missing)
+    assert not missing.exists()
