@@ -31,7 +31,8 @@ AVERAGE_FIELDS = {
     "value_se": "its delta-method standard error",
     "p0_value": "Q(p0), the randomisation's value",
     "value_bias": "the plug-in value's estimated upward bias (null: not computed)",
-    "value_ci": "95% interval [low, high] for the optimal value, bias-corrected when value_bias is known",
+    "value_ci": "95% interval [low, high] for the optimal value, bias-corrected when value_ci_corrected",
+    "value_ci_corrected": "whether value_ci subtracts value_bias (known, at most 2 se, and not below p0's value)",
     "policy": "{factor: {level: {p, se, p0}}}: the optimal probability of each level, its standard error, "
     "its randomisation probability",
     "interactions": "whether the model has two-way interactions",
@@ -232,6 +233,7 @@ def _optimize(args: argparse.Namespace) -> int:
         "certificate": result.extra.get("certificate"),
         "value": result.value, "value_se": result.value_se, "p0_value": result.p0_value,
         "value_bias": _finite(result.value_bias), "value_ci": list(result.value_interval()),
+        "value_ci_corrected": result.bias_corrects,
         "policy": result.policy_table(model), "interactions": interactions,
         "parameters": int(model.params.size), "estimator": result.extra.get("estimator", "exact"),
         "value_mc_se": result.extra.get("mc_se", 0.0), "timings": timings,
@@ -259,7 +261,12 @@ def _optimize(args: argparse.Namespace) -> int:
     )
     print(f"value {result.value:.4f} (se {result.value_se:.4f}{mc}), {meaning}; randomisation p0: {result.p0_value:.4f}")
     low, high = result.value_interval()
-    corrected = f"bias-corrected (bias {result.value_bias:.1e})" if math.isfinite(result.value_bias) else "not bias-corrected"
+    if result.bias_corrects:
+        corrected = f"bias-corrected (bias {result.value_bias:.1e})"
+    elif math.isfinite(result.value_bias):
+        corrected = f"not bias-corrected (the bias estimate {result.value_bias:.1e} is too large to trust; see the note)"
+    else:
+        corrected = "not bias-corrected"
     print(f"95% interval for the optimal value: {low:.4f} to {high:.4f}, {corrected}")
     print("policy: each level's probability ± 1.96 se (its 95% interval)")
     for factor, levels in out["policy"].items():

@@ -316,3 +316,26 @@ def test_plug_in_value_is_biased_up_by_about_the_estimated_bias():
     se = values.std() / np.sqrt(values.size)
     assert abs(values.mean() - truth - bias) < 4 * se + 0.1 * bias
     assert values.mean() - truth > 4 * se  # the bias is real, not noise
+
+
+def test_a_bias_too_large_to_trust_is_not_subtracted_from_the_interval():
+    from cosolve.methods.conjoint.average import PolicyResult
+
+    def result(value, se, bias):
+        return PolicyResult([np.array([1.0])], [np.array([0.0])], value, se, 0.5, "qp", 0.1, "l2", value_bias=bias)
+
+    trusted = result(0.5134, 0.0019, 0.0030)  # the bundled conjoint at lambda 0.5: 1.6 se
+    assert trusted.bias_corrects
+    assert sum(trusted.value_interval()) / 2 == pytest.approx(0.5134 - 0.0030)
+    for untrusted in (result(0.6195, 0.048, 0.235), result(0.52, 0.05, 0.03)):  # 4.9 se; below p0's value 0.5
+        assert not untrusted.bias_corrects
+        assert sum(untrusted.value_interval()) / 2 == pytest.approx(untrusted.value)
+
+
+def test_a_forced_choice_value_outside_the_unit_interval_and_a_vertex_optimum_are_noted():
+    model = random_model(3, sizes=(3, 3, 3), interactions=False, main=0.3, forced_choice=True)
+    result = average_case(model, 0.0)
+    assert result.value > 1.0 and "outside [0, 1]" in result.note
+    assert all((p > 0).sum() == 1 for p in result.pi) and "all mass on one level of every factor" in result.note
+    inside = average_case(model, 5.0)  # a policy near p0
+    assert 0.0 <= inside.value <= 1.0 and "outside [0, 1]" not in inside.note
