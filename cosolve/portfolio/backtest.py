@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosolve.errors import CosolveError, InputError
+from cosolve.portfolio.data import MAX_RELATIVE
 from cosolve.portfolio.metrics import summary
 from cosolve.portfolio.strategies import Strategy
 
@@ -113,7 +114,13 @@ def _check_market(x: np.ndarray) -> np.ndarray:
     bad = ~(np.isfinite(x) & (x > 0))
     if bad.any():
         t, i = np.argwhere(bad)[0]
-        raise InputError(f"price relative x[{t}, {i}] = {x[t, i]!r} is not a positive finite number")
+        raise InputError(f"price relative x[{t}, {i}] = {float(x[t, i])!r} is not a positive finite number")
+    wild = (x > MAX_RELATIVE) | (x < 1.0 / MAX_RELATIVE)
+    if wild.any():
+        t, i = np.argwhere(wild)[0]
+        raise InputError(
+            f"price relative x[{t}, {i}] = {float(x[t, i])!r} is a change by more than a factor of {MAX_RELATIVE:g} in a day"
+        )
     return x
 
 

@@ -22,6 +22,10 @@ BUNDLED_DIR = Path(__file__).resolve().parents[2] / "instances" / "olps"
 
 #: a file whose median value is above this (or below its inverse) holds prices, not relatives
 PRICE_LIKE = 3.0
+#: the largest daily price relative (and the inverse of the smallest) taken as data: a thousandfold
+#: move in a day is a pasted price or a typo (the bundled markets stay within 0.37 and 1.94), and
+#: relatives near the float range overflow the wealth
+MAX_RELATIVE = 1e3
 
 
 def bundled_datasets() -> dict[str, Path]:
@@ -79,6 +83,14 @@ def read_relatives(path: str | os.PathLike) -> np.ndarray:
             col = int(np.argmax(bad))
             raise InputError(
                 f"column {col + 1}: price relative {cells[col].strip()} is not a positive finite number", where=where
+            )
+        wild = (row > MAX_RELATIVE) | (row < 1.0 / MAX_RELATIVE)
+        if wild.any():
+            col = int(np.argmax(wild))
+            raise InputError(
+                f"column {col + 1}: price relative {cells[col].strip()} is a change by more than a factor of "
+                f"{MAX_RELATIVE:g} in a day (a price, or a typo?)",
+                where=where,
             )
         rows.append(row)
     if len(rows) < 2:

@@ -370,6 +370,6 @@ def test_reading_a_folder_without_results_is_refused_and_creates_nothing(tmp_pat
     from cosolve.errors import UsageError
 
     missing = tmp_path / "not-a-results-folder"
-    with pytest.raises(UsageError, match="no results.sqlite here"):
+    with pytest.raises(UsageError, match=r"no results\.sqlite here"):
         Store.existing(missing)
     assert not missing.exists()

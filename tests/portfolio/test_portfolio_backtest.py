@@ -88,3 +88,13 @@ def test_rounding_errors_within_the_tolerance_are_cleaned():
 def test_bad_markets_and_cost_rates_are_input_errors(x, cost):
     with pytest.raises(InputError):
         backtest(x, get_strategy("ubah"), cost=cost)
+
+
+def test_an_implausible_relative_is_refused_with_a_plain_number():
+    x = np.ones((3, 2))
+    x[1, 0] = 1e300
+    with pytest.raises(InputError, match=r"x\[1, 0\] = 1e\+300 is a change by more than a factor of 1000"):
+        backtest(x, get_strategy("ubah"))
+    x[1, 0] = -1.0
+    with pytest.raises(InputError, match=r"x\[1, 0\] = -1\.0 is not"):
+        backtest(x, get_strategy("ubah"))

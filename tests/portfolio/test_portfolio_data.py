@@ -41,6 +41,8 @@ def test_bundled_data_sets_by_name_or_path():
         ("s0,s1\n1.0,-1\n1.0,1.0\n", r"m\.csv:2: column 2: price relative -1"),
         ("s0,s1\n1.0,1.1\n1.0,nan\n", r"m\.csv:3: column 2: price relative nan"),
         ("s0,s1\n1.0,inf\n1.0,1.0\n", r"m\.csv:2: column 2: price relative inf"),
+        ("s0,s1\n1.0,1.1\n1e300,1.0\n", r"m\.csv:3: column 1: price relative 1e300 is a change by more than a factor of 1000"),
+        ("s0,s1\n1.0,1.1\n1.0,1e-4\n", r"m\.csv:3: column 2: price relative 1e-4 is a change by more than a factor"),
         ("s0,s1\n1.0,1.1\n", "1 day.* at least 2"),
         ("s0,s1\n", "0 day.* at least 2"),
     ],

@@ -14,13 +14,17 @@ On day 1 (in cash, nothing seen) it holds assets ``0..k-1`` in equal weights.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from cosolve.core.method import Option
+from cosolve.errors import UsageError
 from cosolve.portfolio.predict import moving_average, reversal
 from cosolve.portfolio.strategies import Strategy, register_strategy
+
+#: assets held when ``k`` is not given (fewer on a smaller market)
+DEFAULT_K = 5
 
 
 @register_strategy
@@ -30,7 +34,9 @@ class PsgaStrategy(Strategy):
     name: ClassVar[str] = "psga"
     summary: ClassVar[str] = "K-sparse TCO solved each day by PSGA (DC exact penalty, ADMM prox)"
     params: ClassVar[dict[str, Option]] = {
-        "k": Option(int, 5, "most assets held", minimum=1),
+        "k": Option(
+            int, None, f"most assets held, at most the market's (default {DEFAULT_K}, fewer on a smaller market)", minimum=1
+        ),
         "predictor": Option(str, "sma", "reversal (TCO1) or sma (TCO2/OLMAR)", choices=("reversal", "sma")),
         "window": Option(int, 5, "moving-average window of predictor=sma", minimum=1),
         "eta": Option(float, 10.0, "weight of the predicted return", minimum=0.0),
@@ -46,14 +52,25 @@ class PsgaStrategy(Strategy):
         from cosolve.methods.psga.psga import check_rho_factor
 
         check_rho_factor(self.config["rho_factor"])  # before day 1, not on day 2
+        if self.config["k"] is not None and self.config["k"] > n:
+            raise UsageError(f"psga: k = {self.config['k']} is more than the market's {n} assets")
         self.iterations: list[int] = []  # PSGA iterations per day (all starts), for the benchmarks
+
+    @property
+    def k(self) -> int:
+        """The most assets held: ``k``, or ``DEFAULT_K`` (at most the market's) when it is None."""
+        own = self.config["k"]
+        return min(DEFAULT_K, self.n) if own is None else int(own)
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "k": self.k}
 
     def decide(self, history: np.ndarray, b_hat: np.ndarray) -> np.ndarray:
         from cosolve.methods.psga.psga import solve_period
         from cosolve.problems.portfolio import tco_objective
 
         c = self.config
-        k = min(c["k"], self.n)
+        k = self.k
         if history.shape[0] == 0 or b_hat.sum() <= 0:
             b = np.zeros(self.n)
             b[:k] = 1.0 / k

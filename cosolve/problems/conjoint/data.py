@@ -15,6 +15,7 @@ checkout) can be named ``ono_burden``.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -189,6 +190,7 @@ def read_conjoint(
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot read as CSV: {str(exc).strip().splitlines()[-1]}", where=where) from None
     df.columns = [str(c).strip() for c in df.columns]
+    _no_short_rows(path, len(df.columns))
     if attributes is None:
         absent = [a for a in BUNDLED_ATTRIBUTES if a not in df.columns]
         if absent:
@@ -282,6 +284,17 @@ def _outcome(column: pd.Series, name: str, where: str) -> np.ndarray:
 def _show(value: object) -> str:
     """A cell as it reads in the file: ``'p1'`` for text, ``3`` for a number (not ``np.int64(3)``)."""
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _no_short_rows(path: Path, width: int) -> None:
+    """InputError naming the first line with fewer fields than the header (pandas fills them with
+    empty cells, which would be reported as such)."""
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        reader = csv.reader(f, skipinitialspace=True)
+        next(reader, None)
+        for row in reader:
+            if row and 0 < len(row) < width:
+                raise InputError(f"{len(row)} fields where the header has {width}", where=f"{path}:{reader.line_num}")
 
 
 def _no_empty(values: np.ndarray, name: str, where: str) -> None:

@@ -73,3 +73,12 @@ def test_cli_rejects_bad_k(capsys):
     assert main(["portfolio", "backtest", "djia", "--method", "psga", "--k", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "k=0" in err and "must be at least 1" in err
+
+
+def test_k_above_the_market_size_is_refused_and_the_default_fits_a_small_market(capsys):
+    assert main(["portfolio", "backtest", "djia", "--method", "psga", "--k", "31"]) == 2  # djia has 30 assets
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "k = 31 is more than the market's 30 assets" in err
+    small = np.random.default_rng(0).uniform(0.95, 1.05, (30, 3))
+    record = backtest(small, get_strategy("psga"))  # the default k (5) on 3 assets holds at most 3
+    assert record.strategy == "psga" and np.all((record.portfolios > 0).sum(axis=1) <= 3)

@@ -110,6 +110,7 @@ BAD = [
     (GOOD.replace("2,p3,1", "2,p3,2"), {}, r"c\.csv:6: pair pair = 'p3': both profiles have pos = 2"),
     (GOOD.replace("2,p3,2", "1,p3,2"), {}, r"pair pair = 'p3' spans two respondents"),
     (GOOD.replace(",x,q,1,v", ",,q,1,v"), {}, r"c\.csv:6: column a: empty cell"),
+    (GOOD.replace("1,p2,1,y,None,0,u", "1,p2,1,y"), {}, r"c\.csv:4: 4 fields where the header has 7"),
 ]
 IDS = [
     "missing-file",
@@ -129,6 +130,7 @@ IDS = [
     "same-position",
     "pair-two-respondents",
     "empty-cell",
+    "short-row",
 ]
 
 
