@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 
 from cosolve.io import read, read_solution
-from cosolve.io.solution import solution_problem
+from cosolve.io.solution import solution_header, solution_problem
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "1-based or a TSPLIB .tour; MIP, 'name value' lines), evaluate it and print whether it is "
             "feasible, its objective and the first violated constraint. Exit code 0 if feasible, 1 if "
             "not, 2 for a file that cannot be read. For a graph file without --problem, the problem named "
-            "in the solution's '# cosolve solution: problem=...' header is used."
+            "in the solution's '# cosolve solution: problem=...' header is used; a header naming another "
+            "instance or objective is reported as a warning. A TSP tour that repeats, misses or invents a city "
+            "is infeasible (exit 1), not unreadable."
         ),
     )
     p.add_argument("solution", help="solution file")
@@ -28,6 +31,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--problem", "-p", help="problem kind (a graph file holds any graph problem; mip keeps an MPS a MIP)")
     p.add_argument("--format", "-f", help="instance file format (default: detected)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def header_mismatch(header: dict[str, str], instance: str, objective: float) -> str | None:
+    """What the solution file's header says that disagrees with the instance it is checked
+    against (another instance's name, another objective), or None."""
+    said = []
+    named = header.get("instance")
+    if named and instance and named != instance:
+        said.append(f"the solution file names instance {named}, not {instance}")
+    try:
+        stated = float(header.get("objective", "nan"))
+    except ValueError:
+        stated = math.nan
+    if math.isfinite(stated) and math.isfinite(objective) and not math.isclose(stated, objective, rel_tol=1e-9, abs_tol=1e-6):
+        said.append(f"its header gives objective {stated:g}, evaluated here as {objective:g}")
+    return "; ".join(said) or None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         "feasible": bool(verdict.feasible),
         "objective": float(verdict.objective),
         "violation": verdict.violation,
+        "warning": header_mismatch(solution_header(args.solution), problem.name, float(verdict.objective)),
     }
     if args.json:
         print(json.dumps(info))

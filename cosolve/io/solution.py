@@ -112,9 +112,9 @@ def _int(text: str, where: str, what: str) -> int:
         raise InputError(f"expected {what}, got {text!r}", where=where) from None
 
 
-def solution_problem(path: str | os.PathLike) -> str | None:
-    """The problem kind a solution file's :data:`HEADER` line (``# cosolve solution: problem=KIND,
-    ...``, as :func:`write_solution` writes it) names, or None."""
+def solution_header(path: str | os.PathLike) -> dict[str, str]:
+    """The fields of a solution file's :data:`HEADER` line (``# cosolve solution: problem=KIND,
+    instance=NAME, objective=VALUE``, as :func:`write_solution` writes it); empty without one."""
     from cosolve.io.detect import read_text
 
     for line in read_text(path).splitlines():
@@ -122,10 +122,14 @@ def solution_problem(path: str | os.PathLike) -> str | None:
         if not text:
             continue
         if not text.startswith(HEADER):
-            return None
-        fields = dict(part.strip().partition("=")[::2] for part in text.removeprefix(HEADER).split(","))
-        return fields.get("problem") or None
-    return None
+            return {}
+        return dict(part.strip().partition("=")[::2] for part in text.removeprefix(HEADER).split(","))
+    return {}
+
+
+def solution_problem(path: str | os.PathLike) -> str | None:
+    """The problem kind a solution file's :data:`HEADER` line names, or None."""
+    return solution_header(path).get("problem") or None
 
 
 def _once(seen: dict[int, int], item: int, what: str, where: str, no: int) -> None:
@@ -139,11 +143,12 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     """Parse a file written by :func:`write_solution` back into ``problem``'s solution array.
 
     Set cover -> int8 0/1 vector over columns; graphs -> int8 0/1 vector over nodes (lines are
-    node labels); TSP -> int64 permutation (lines are 1-based cities, or a TSPLIB ``.tour``
-    file); MIP -> float64 values
-    (lines ``name value``, unnamed variables 0). Other kinds: one value per line.
-    Raises :class:`InputError` naming ``path:line`` for a bad entry (a column, node or city
-    listed twice included), or ``path`` for a tour that is not as long as the instance.
+    node labels); TSP -> int64 tour, the cities as listed, 0-based (lines are 1-based cities, or a
+    TSPLIB ``.tour`` file; a closing repeat of the first city is dropped): a repeated, missing or
+    out-of-range city makes it an infeasible tour for ``problem.evaluate``, not a bad file;
+    MIP -> float64 values (lines ``name value``, unnamed variables 0). Other kinds: one value per line.
+    Raises :class:`InputError` naming ``path:line`` for a bad entry (a column, node or variable
+    listed twice included).
     """
     from cosolve.problems import MIP, TSP, GraphProblem, SetCover
 
@@ -151,7 +156,7 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     if isinstance(problem, TSP) and os.fspath(path).lower().endswith(".tour"):
         from cosolve.io.tsplib import read_tour
 
-        return _whole_tour(read_tour(path), problem.n, where)
+        return _open_tour(read_tour(path, check=False))
     rows = _lines(path)
     seen: dict[int, int] = {}
     if isinstance(problem, SetCover):
@@ -173,14 +178,8 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
             x[index[text]] = 1
         return x
     if isinstance(problem, TSP):
-        tour = []
-        for no, text in rows:
-            c = _int(text, f"{where}:{no}", "a city number")
-            if not 1 <= c <= problem.n:
-                raise InputError(f"city {c} out of range 1..{problem.n}", where=f"{where}:{no}")
-            _once(seen, c, f"city {c}", where, no)
-            tour.append(c - 1)
-        return _whole_tour(np.array(tour, dtype=np.int64), problem.n, where)
+        tour = [_int(text, f"{where}:{no}", "a city number") - 1 for no, text in rows]
+        return _open_tour(np.array(tour, dtype=np.int64))
     if isinstance(problem, MIP):
         index = {name: j for j, name in enumerate(problem.var_names)}
         x = np.zeros(problem.n, dtype=np.float64)
@@ -203,11 +202,9 @@ def read_solution(problem: Problem, path: str | os.PathLike) -> np.ndarray:
     return np.array(values)
 
 
-def _whole_tour(tour: np.ndarray, n: int, where: str) -> np.ndarray:
-    """``tour`` if it visits ``n`` cities, else an :class:`InputError` at ``where``."""
-    if tour.size != n:
-        raise InputError(f"the tour has {tour.size} cities; the instance has {n}", where=where)
-    return tour
+def _open_tour(tour: np.ndarray) -> np.ndarray:
+    """``tour`` without a last city that repeats its first (a closed tour written out)."""
+    return tour[:-1] if tour.size > 1 and tour[-1] == tour[0] else tour
 
 
 def write_mps(problem: Problem, path: str | os.PathLike) -> None:

@@ -231,11 +231,12 @@ def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
         raise InputError(str(e), where=where) from None
 
 
-def read_tour(path: str | os.PathLike) -> np.ndarray:
+def read_tour(path: str | os.PathLike, *, check: bool = True) -> np.ndarray:
     """Read a TSPLIB tour file: the tour as an int64 array of 0-based cities (length n).
 
-    Checks that the cities are 1..n (n = DIMENSION if given, else the tour's length), each
-    once; raises :class:`InputError` at ``path:line`` otherwise.
+    With ``check``, checks that the cities are 1..n (n = DIMENSION if given, else the tour's
+    length), each once; raises :class:`InputError` at ``path:line`` otherwise. Without, returns the
+    cities as listed (a validator judges them).
     """
     where = str(path)
     text = read_text(path)
@@ -279,6 +280,8 @@ def read_tour(path: str | os.PathLike) -> np.ndarray:
             break
     if not in_tour:
         raise InputError("no TOUR_SECTION", where=where)
+    if not check:
+        return np.array(tour, dtype=np.int64) - 1
     size = n if n is not None else len(tour)
     seen = np.zeros(size + 1, dtype=bool)
     for c, no in zip(tour, where_of, strict=True):

@@ -136,8 +136,10 @@ class TSP(Problem):
 
     def evaluate(self, solution: np.ndarray) -> Evaluation:
         tour = np.asarray(solution)
-        if tour.shape != (self.n,) or not np.issubdtype(tour.dtype, np.integer):
+        if tour.ndim != 1 or not np.issubdtype(tour.dtype, np.integer):
             raise InputError(f"tsp solution must be an integer permutation of length {self.n}, got shape {tour.shape}")
+        if tour.size != self.n:
+            return Evaluation(np.inf, False, f"the tour has {tour.size} cities; the instance has {self.n}")
         seen = np.bincount(tour[(tour >= 0) & (tour < self.n)], minlength=self.n)
         if (tour < 0).any() or (tour >= self.n).any():
             return Evaluation(np.inf, False, f"tour has a city outside 1..{self.n}")

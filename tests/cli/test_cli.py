@@ -311,6 +311,21 @@ def test_validate_a_tsplib_optimal_tour_gives_its_published_length():
     assert json.loads(proc.stdout)["objective"] == 426  # TSPLIB's optimum of eil51
 
 
+def test_validate_calls_a_broken_tour_infeasible_and_warns_of_another_instances_header(tmp_path):
+    broken = tmp_path / "dup.sol"
+    broken.write_text("\n".join(["1", "9", "9"] + [str(c) for c in range(2, 9)] + [str(c) for c in range(10, 51)]) + "\n")
+    proc = cosolve("validate", broken, EIL51, "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["feasible"] is False and "not visited exactly once" in data["violation"]
+    tour = "\n".join(str(c) for c in range(1, 52))
+    other = tmp_path / "other.sol"
+    other.write_text(f"# cosolve solution: problem=tsp, instance=kroA100, objective=21282\n{tour}\n")
+    proc = cosolve("validate", other, EIL51)
+    assert proc.returncode == 0, proc.stderr
+    assert "the solution file names instance kroA100, not eil51" in proc.stdout and "objective 21282" in proc.stdout
+
+
 def test_solve_counts_the_set_up_in_its_time_limit(monkeypatch, capsys):
     # --time bounds the command: the method's set-up is part of it, the solve gets the rest
     import time

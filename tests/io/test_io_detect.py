@@ -149,7 +149,7 @@ def test_bad_solution_file(tmp_path):
         read_solution(g, path)
 
 
-def test_an_item_listed_twice_or_a_tour_of_the_wrong_length_is_a_bad_solution_file(tmp_path):
+def test_an_item_listed_twice_is_a_bad_solution_file(tmp_path):
     # listed twice, a node counted once made an independent set look feasible with half its lines
     path = tmp_path / "twice.sol"
     at = re.escape(str(path))
@@ -162,21 +162,33 @@ def test_an_item_listed_twice_or_a_tour_of_the_wrong_length_is_a_bad_solution_fi
     path.write_text("10\n10\n")
     with pytest.raises(InputError, match=rf"{at}:2: node 10 listed twice"):
         read_solution(g, path)
-    tsp = TSP(np.array([[0, 0], [0, 1], [1, 1], [1, 0]]))
-    path.write_text("1\n2\n2\n3\n")
-    with pytest.raises(InputError, match=rf"{at}:3: city 2 listed twice"):
-        read_solution(tsp, path)
-    path.write_text("1\n2\n3\n")
-    with pytest.raises(InputError, match=rf"{at}: the tour has 3 cities; the instance has 4"):
-        read_solution(tsp, path)
-    tour_file = tmp_path / "short.tour"
-    tour_file.write_text("TYPE : TOUR\nDIMENSION : 3\nTOUR_SECTION\n1\n2\n3\n-1\nEOF\n")
-    with pytest.raises(InputError, match=rf"{re.escape(str(tour_file))}: the tour has 3 cities; the instance has 4"):
-        read_solution(tsp, tour_file)
     (tmp_path / "m.lp").write_text(LP.replace("end", "general\n x\nend"))
     path.write_text("x 1\nx 0\n")
     with pytest.raises(InputError, match=rf"{at}:2: variable x listed twice"):
         read_solution(read(tmp_path / "m.lp"), path)
+
+
+def test_a_tour_that_repeats_misses_or_invents_a_city_is_read_and_judged_infeasible(tmp_path):
+    tsp = TSP(np.array([[0, 0], [0, 1], [1, 1], [1, 0]]))
+    path = tmp_path / "t.sol"
+    cases = {
+        "1\n2\n2\n3\n": "city 4 is not visited exactly once",
+        "1\n2\n3\n": "the tour has 3 cities; the instance has 4",
+        "1\n2\n3\n9\n": "outside 1..4",
+    }
+    for text, violation in cases.items():
+        path.write_text(text)
+        verdict = tsp.evaluate(read_solution(tsp, path))
+        assert not verdict.feasible and violation in verdict.violation
+    path.write_text("1\n2\n3\n4\n1\n")  # a closed tour: the last line repeats the first city
+    assert read_solution(tsp, path).tolist() == [0, 1, 2, 3] and tsp.evaluate(read_solution(tsp, path)).feasible
+    tour_file = tmp_path / "short.tour"
+    tour_file.write_text("TYPE : TOUR\nDIMENSION : 3\nTOUR_SECTION\n1\n2\n3\n-1\nEOF\n")
+    verdict = tsp.evaluate(read_solution(tsp, tour_file))
+    assert not verdict.feasible and "the tour has 3 cities" in verdict.violation
+    path.write_text("1\ntwo\n")
+    with pytest.raises(InputError, match=rf"{re.escape(str(path))}:2: "):  # not a tour at all: a bad file
+        read_solution(tsp, path)
 
 
 def test_write_is_atomic(tmp_path, monkeypatch):

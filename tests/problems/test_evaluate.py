@@ -63,8 +63,10 @@ def test_tsp_length_and_permutation_check():
     assert square.evaluate(np.array([0, 1, 2, 3])).objective == 14.0
     assert square.evaluate(np.array([0, 2, 1, 3])).objective == 18.0  # diagonals 5 + 5
     assert not square.evaluate(np.array([0, 1, 1, 3])).feasible
+    short = square.evaluate(np.array([0, 1, 2]))  # a tour, but not of every city: infeasible, not malformed
+    assert not short.feasible and short.violation == "the tour has 3 cities; the instance has 4"
     with pytest.raises(InputError):
-        square.evaluate(np.array([0, 1, 2]))
+        square.evaluate(np.array([[0, 1], [2, 3]]))
 
 
 def test_mip_evaluation_names_the_violation():
