@@ -117,6 +117,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[tuple[str, float, str], dict[str
         integrals = [r["primal_integral"] for r in group if not math.isnan(r["primal_integral"])]
         out[key] = {
             "runs": len(group),
+            "gap_runs": len(gaps),
             "mean_primal_gap": float(np.mean(gaps)) if gaps else math.nan,
             "mean_primal_integral": float(np.mean(integrals)) if integrals else math.nan,
             "best": wins,
@@ -168,7 +169,7 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
         for budget in sorted({k[1] for k in table if k[0] == name}):
             n_inst = len({r["instance"] for r in rows if r["instance_set"] == name and r["budget"] == budget})
             lines += [
-                f"## {name}, {budget:g} s ({n_inst} instances)",
+                f"## {name}, {budget:g} s ({n_inst} instance{'' if n_inst == 1 else 's'})",
                 "",
                 f"| method | runs | mean primal gap{' *' if marked else ''} | mean primal integral (s) | best | proven "
                 "| sgm time (s) | killed | failed |",
@@ -176,8 +177,9 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
             ]
             for (s, b, label), v in table.items():
                 if s == name and b == budget:
+                    over = "" if v["gap_runs"] == v["runs"] else f" ({v['gap_runs']} of {v['runs']})"
                     lines.append(
-                        f"| {label} | {v['runs']} | {_fmt(100 * v['mean_primal_gap'], '.2f')}% "
+                        f"| {label} | {v['runs']} | {_fmt(100 * v['mean_primal_gap'], '.2f')}%{over} "
                         f"| {_fmt(v['mean_primal_integral'], '.3f')} | {v['best']} | {v['proven']} "
                         f"| {_fmt(v['sgm_time'], '.2f')} | {v['killed']} | {v['failed']} |"
                     )
@@ -185,7 +187,8 @@ def markdown(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> str:
     lines += _failures(rows)
     lines += _compiled_in_budget(rows)
     lines += [
-        "Metrics (see bench/README.md): primal gap = |obj − ref| / max(|obj|, |ref|) (1 without a solution);",
+        "Metrics (see bench/README.md): primal gap = |obj − ref| / max(|obj|, |ref|) (1 without a solution;",
+        "none on an instance no job solved, which has no reference: '(k of n)' then says over how many runs);",
         "primal integral = ∫₀ᵀ gap(t) dt in seconds (gap 1 before the first solution, T the budget);",
         "best = runs whose objective equals the best of any method on that instance, budget and seed;",
         "sgm time = shifted geometric mean (shift 1 s) of the time to proven optimality, the budget where not proven.",

@@ -70,3 +70,23 @@ def test_proofs_of_infeasibility_count_as_solved_and_an_unbounded_instance_has_n
     assert rows[1]["reference"] is None and rows[1]["reference_source"] == UNBOUNDED and np.isnan(rows[1]["primal_gap"])
     (stats,) = summary(rows).values()
     assert stats["proven"] == 2 and stats["sgm_time"] < 0.05  # the times of the proofs, not the budget
+
+
+def test_a_mean_gap_over_fewer_runs_than_the_row_counts_says_over_how_many():
+    from cosolve.bench.report import enrich, markdown, summary
+
+    def row(instance, label, objective, status="done"):
+        trace = json.dumps([[0.1, objective, None]]) if objective is not None else None
+        return _job(0, instance_set="tsp", instance=instance, label=label, objective=objective, reference=None,
+                    sense="minimize", status=status, trace=trace, result_status="feasible", time=1.0,
+                    error="unreadable" if status == "failed" else None)  # fmt: skip
+
+    # eil51 solved by both; "broken" unreadable, so failed for both: no reference, no gap there
+    rows = enrich([row("eil51", "ils", 426.0), row("eil51", "scip", 430.0), row("broken", "ils", None, "failed"),
+                   row("broken", "scip", None, "failed")])  # fmt: skip
+    table = summary(rows)
+    assert table[("tsp", 1.0, "ils")]["runs"] == 2 and table[("tsp", 1.0, "ils")]["gap_runs"] == 1
+    runs = [{"suite": "t", "id": 1, "machine": "{}", "versions": "{}", "workers": 1, "scheduler": None,
+             "command": "cosolve bench t.toml", "git_commit": None}]  # fmt: skip
+    report = markdown(rows, runs)
+    assert "| ils | 2 | 0.00% (1 of 2) |" in report and "## tsp, 1 s (2 instances)" in report
