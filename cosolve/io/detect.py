@@ -248,10 +248,17 @@ def detect_format(path: str | os.PathLike, *, format: str | None = None, problem
         fmt = str(format).lower()
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {format!r}; valid formats: {', '.join(FORMATS)}")
-        check_file(path)
+        _not_empty(check_file(path))
         return ALL_FORMATS[fmt]
-    p = check_file(path)
+    p = _not_empty(check_file(path))
     return ALL_FORMATS[format_from_extension(p) or sniff_format(p, problem)]
+
+
+def _not_empty(p: Path) -> Path:
+    """``p``, or :class:`InputError` if it has no bytes (no format's instance is empty)."""
+    if p.stat().st_size == 0:
+        raise InputError("empty file", where=str(p))
+    return p
 
 
 def read(path: str | os.PathLike, *, format: str | None = None, problem: str | None = None) -> Problem:

@@ -69,6 +69,10 @@ def test_file_errors(tmp_path):
         read(tmp_path / "nosuch.txt")
     with pytest.raises(InputError, match=re.escape(f"{tmp_path}: is a directory")):
         read(tmp_path)
+    for name in ("empty.tsp", "empty.col", "empty.txt"):  # not "no EDGE_WEIGHT_TYPE" or "cannot tell the format"
+        (tmp_path / name).write_bytes(b"")
+        with pytest.raises(InputError, match=rf"{name}: empty file$"):
+            read(tmp_path / name, problem="mis" if name.endswith(".col") else None)
     odd = tmp_path / "odd.txt"
     odd.write_text("hello world\n")
     with pytest.raises(InputError, match=r"cannot tell the format .*--format"):
