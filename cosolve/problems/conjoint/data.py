@@ -16,6 +16,7 @@ checkout) can be named ``ono_burden``.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -289,12 +290,13 @@ def _show(value: object) -> str:
 def _no_short_rows(path: Path, width: int) -> None:
     """InputError naming the first line with fewer fields than the header (pandas fills them with
     empty cells, which would be reported as such)."""
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:
-        reader = csv.reader(f, skipinitialspace=True)
-        next(reader, None)
-        for row in reader:
-            if row and 0 < len(row) < width:
-                raise InputError(f"{len(row)} fields where the header has {width}", where=f"{path}:{reader.line_num}")
+    from cosolve.io.detect import read_text  # decompresses, as pandas does
+
+    reader = csv.reader(io.StringIO(read_text(path), newline=""), skipinitialspace=True)
+    next(reader, None)
+    for row in reader:
+        if row and 0 < len(row) < width:
+            raise InputError(f"{len(row)} fields where the header has {width}", where=f"{path}:{reader.line_num}")
 
 
 def _no_empty(values: np.ndarray, name: str, where: str) -> None:
