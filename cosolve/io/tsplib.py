@@ -166,6 +166,10 @@ def _weights(src: _Lines, n: int, fmt: str, text_length: int) -> np.ndarray:
     return w
 
 
+#: header keys that fix the instance, so a second, different line would be a guess between the two
+_ONCE = ("DIMENSION", "EDGE_WEIGHT_TYPE", "EDGE_WEIGHT_FORMAT", "TYPE")
+
+
 def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
     """Read a symmetric TSPLIB instance (EUC_2D, CEIL_2D, ATT, GEO or EXPLICIT) into a :class:`TSP`."""
     where = str(path)
@@ -184,6 +188,8 @@ def read_tsplib(path: str | os.PathLike, *, problem: str | None = None) -> TSP:
         if key == "EOF":
             break
         if key not in _SECTIONS:
+            if key in header_line and key in _ONCE:
+                raise InputError(f"{key} given twice (first on line {header_line[key]})", where=at)
             word = value.split()[0].upper() if value.split() else ""
             if key in _ACCEPTED and word not in _ACCEPTED[key]:
                 supported = ", ".join(_ACCEPTED[key])

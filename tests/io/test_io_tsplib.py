@@ -62,6 +62,7 @@ def test_small_round_trip(tmp_path):
         (SMALL.replace("3 4 3", "7 4 3"), 8, "out of range"),
         (SMALL.replace("3 4 3", "2 4 3"), 8, "twice"),
         (SMALL.replace("DIMENSION : 4", "DIMENSION : four"), 3, "DIMENSION"),
+        (SMALL.replace("DIMENSION : 4", "DIMENSION : 4\nDIMENSION : 6"), 4, "DIMENSION given twice (first on line 3)"),
     ],
 )
 def test_malformed_tsplib(tmp_path, text, line, needle):
