@@ -52,7 +52,8 @@ class ConjointData:
     cluster codes ``0..R-1``; ``pair`` (N,) int pair (task) codes ``0..M-1`` and ``profile`` (N,) int
     position ``0``/``1`` of the row within its pair, or both None (single-profile ratings);
     ``covariates`` the file's other columns (N,) as read; ``source`` the file (or generator) they
-    came from, which errors name.
+    came from, which errors name, and ``lines`` (N,) each row's line in that file (None when
+    generated).
     """
 
     design: Design
@@ -63,6 +64,7 @@ class ConjointData:
     profile: np.ndarray | None = None
     covariates: dict[str, np.ndarray] = field(default_factory=dict)
     source: str = ""
+    lines: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.y)
@@ -116,7 +118,8 @@ class ConjointData:
                 profile = self.profile[mask]
         respondent = np.unique(self.respondent[mask], return_inverse=True)[1].astype(np.int64)
         covariates = {k: v[mask] for k, v in self.covariates.items()}
-        return ConjointData(self.design, self.X[mask], self.y[mask], respondent, pair, profile, covariates, self.source)
+        lines = None if self.lines is None else self.lines[mask]
+        return ConjointData(self.design, self.X[mask], self.y[mask], respondent, pair, profile, covariates, self.source, lines)
 
 
 def bundled_datasets() -> dict[str, Path]:
@@ -267,7 +270,7 @@ def read_conjoint(
     if pair is not None:
         pair_codes, position = _pairs(df, pair, profile, resp, where)
     covariates = {c: df[c].to_numpy() for c in (df.columns if keep is None else keep) if c not in used}
-    return ConjointData(design, X, y, resp, pair_codes, position, covariates, where)
+    return ConjointData(design, X, y, resp, pair_codes, position, covariates, where, np.arange(len(y), dtype=np.int64) + 2)
 
 
 def _outcome(column: pd.Series, name: str, where: str) -> np.ndarray:

@@ -200,11 +200,15 @@ def forced_choice_pairs(data: ConjointData) -> tuple[np.ndarray, np.ndarray]:
     a, b, bad = _not_chosen_once(data)
     if bad.size:
         k = bad[0]
+        if data.lines is not None:
+            which, where = f"the pair on lines {data.lines[a[k]]} and {data.lines[b[k]]}", f"{data.source}:{data.lines[a[k]]}"
+        else:
+            which, where = f"pair {data.pair[a[k]]} (numbered from 0 in order of appearance)", data.source
         raise InputError(
-            f"paired profiles must be forced choices, one chosen per pair (outcomes 1 and 0); pair {data.pair[a[k]]} "
-            f"(numbered from 0 in order of appearance) has {data.y[a[k]]:g} and {data.y[b[k]]:g} ({bad.size} such "
-            "pair(s)); for ratings read the data without pairs (--pair none)",
-            where=data.source,
+            f"paired profiles must be forced choices, one chosen per pair (outcomes 1 and 0); {which} "
+            f"has {data.y[a[k]]:g} and {data.y[b[k]]:g} ({bad.size} such pair(s)); for ratings read the data "
+            "without pairs (--pair none)",
+            where=where,
         )
     return a, b
 
