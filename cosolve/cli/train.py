@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if world > 1:
         command = f"torchrun --nproc-per-node {world} -m cosolve.cli.main " + command.removeprefix("cosolve ")
     display = ProgressDisplay(args.time, live=not args.no_progress, summary=False) if rank == 0 else False
+    written = (out / "model.pt").stat().st_mtime_ns if (out / "model.pt").is_file() else None
     try:
         solver.fit(data, out=out, resume=args.resume, overwrite=args.overwrite, progress=display, command=command)
     finally:
@@ -122,5 +123,8 @@ def run(args: argparse.Namespace) -> int:
         print(progress.summary())
         if progress.note:
             print(f"note: {progress.note}")
-        print(f"wrote {out / 'model.pt'} and {out / 'README.md'}")
+        if (out / "model.pt").is_file() and (out / "model.pt").stat().st_mtime_ns != written:
+            print(f"wrote {out / 'model.pt'} and {out / 'README.md'}")
+        else:
+            print(f"kept {out / 'model.pt'} and {out / 'README.md'}: no validation of this run beat the saved best model")
     return 0

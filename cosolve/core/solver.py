@@ -409,6 +409,7 @@ class Solver:
         self.validate()
         if out is not None:
             check_fit_out(Path(out), resume=resume, overwrite=overwrite)
+        self.__dict__["_fit_out"] = out  # save() keeps the resumable state of the model's own run
         data = training_data(instances, problem=self.problem)
         method = self._method(data.kind)
         deadline = Deadline(math.inf if self.train_time is None else float(self.train_time))
@@ -437,15 +438,27 @@ class Solver:
         self.fitted_ = True
         return self
 
-    def save(self, folder: str | PathLike) -> Solver:
+    def save(self, folder: str | PathLike, *, overwrite: bool = False) -> Solver:
         """Write the trained (or loaded) model to ``folder``: ``model.pt`` and its model card
-        ``README.md``. Load it again with ``Solver(METHOD, checkpoint=folder)``."""
+        ``README.md``. Load it again with ``Solver(METHOD, checkpoint=folder)``. A folder that
+        already holds either is refused unless ``overwrite``; a replaced run's resumable state
+        (``training.pt``) is then removed with it, so that no later resume continues that run under
+        this model's card."""
         method = getattr(self, "method_", None)
         if method is None and self.method != AUTO and not get_method(self.method).trainable():
             raise UsageError(f"method {self.method} learns nothing, so it has no model to save")
         if method is None:
             raise UsageError("nothing to save yet: call fit (or solve, to load a model) first")
-        method.save(Path(folder))
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"save {folder}: is not a folder")
+        held = [name for name in ("model.pt", "README.md") if (folder / name).exists()]
+        if held and not overwrite:
+            raise UsageError(f"save {folder}: already holds {' and '.join(held)}; replace with overwrite=True")
+        own = self.__dict__.get("_fit_out")
+        if held and (folder / "training.pt").exists() and (own is None or Path(own).resolve() != folder.resolve()):
+            (folder / "training.pt").unlink()
+        method.save(folder)
         return self
 
 

@@ -230,20 +230,31 @@ def _device_name(device: torch.device) -> str:
     return device.type
 
 
-def _note(run: _Run, elapsed: float, validate_every: float) -> str:
+def _note(
+    run: _Run, elapsed: float, validate_every: float, interrupted: bool = False, budget: float | None = None, step: float = 0.0
+) -> str:
+    """What the user should know about how the run ended (empty when nothing)."""
+    notes = []
+    if interrupted:
+        notes.append(f"interrupted at {elapsed:.0f} s: continue it with --resume (resume=True)")
+    if budget is not None and elapsed > budget * 1.05 + 0.5:
+        notes.append(
+            f"the run ended {elapsed - budget:.0f} s past its {budget:g} s budget: a training step took up to {step:.1f} s "
+            "on these instances and cannot be interrupted; smaller instances or batches take less"
+        )
     if run.iteration == 0:
-        return "no training step fitted in the budget: the model is the untrained one"
-    if run.best_iteration == 0:
+        notes.append("no training step fitted in the budget: the model is the untrained one")
+    elif run.best_iteration == 0:
         shorter = (
             " (the run was shorter than validate_every, so it was validated only at its start and end)"
-            if (elapsed < validate_every)
+            if (elapsed < validate_every and not interrupted)
             else ""
         )
-        return (
+        notes.append(
             f"no validation after {run.iteration} iterations ({elapsed:.0f} s) beat the untrained model, so the untrained "
             f"weights are kept{shorter}; train longer or change the settings"
         )
-    return ""
+    return "; ".join(notes)
 
 
 def _check_budget_left(run: _Run, ctx: FitContext, iterations: int) -> None:
@@ -299,10 +310,13 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
     progress = Progress(
         run.iteration, clock(), budget, c.tau_start, math.nan, math.nan, None, run.best, run.best_iteration, run.history
     )
+    step_seconds = 0.0  # the longest training step so far: the next one starts only if one that long fits
+    interrupted = False
     while True:
         elapsed = clock()
-        done = (budget is not None and elapsed >= budget) or (c.iterations and run.iteration >= c.iterations)
-        done = bool(done or (ctx.stop is not None and ctx.stop()))
+        done = (budget is not None and elapsed + step_seconds >= budget) or (c.iterations and run.iteration >= c.iterations)
+        interrupted = interrupted or (ctx.stop is not None and ctx.stop())
+        done = bool(done or interrupted)
         if world > 1:  # every process stops at the same iteration: rank 0 decides
             flag = torch.tensor([1.0 if done else 0.0])
             dist.broadcast(flag, 0)
@@ -336,8 +350,10 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
         fraction = max(elapsed / budget if budget else 0.0, run.iteration / c.iterations if c.iterations else 0.0)
         tau = c.tau_start + (c.tau_end - c.tau_start) * min(fraction, 1.0)
         rng = np.random.default_rng([ctx.seed, rank, run.iteration])
+        stepped = time.perf_counter()
         batch = task.collate([prepare(p) for p in data.draw(run.iteration, rank, world, task.batch_size, rng)])
         loss, energy = task.step(model, policy, optimizer, batch, tau, rng)
+        step_seconds = max(step_seconds, time.perf_counter() - stepped)
         run.iteration += 1
         progress = Progress(run.iteration, clock(), budget, tau, loss, energy, None, run.best, run.best_iteration, run.history)
         if ctx.on_progress is not None:
@@ -345,7 +361,8 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
     policy.load_state_dict(run.best_state)
     policy.to("cpu").eval()  # solving runs on the CPU
     progress.iteration, progress.elapsed, progress.finished = run.iteration, clock(), True
-    progress.note = _note(run, progress.elapsed, c.validate_every) if rank == 0 else ""
+    progress.note = _note(run, progress.elapsed, c.validate_every, interrupted, budget, step_seconds) if rank == 0 else ""
+    progress.interrupted = interrupted
     if ctx.on_progress is not None and rank == 0:
         ctx.on_progress(progress)
     return policy, progress, _meta(task, data, run, ctx, world) if run.best is not None else {}

@@ -25,8 +25,9 @@ class Progress:
     the training time limit (None for none); ``tau`` the entropy weight of the step, ``loss`` its
     loss and ``train_energy`` the mean terminal energy of its rollouts. ``best`` is the best
     validation so far, reached at ``best_iteration``; ``history`` one dict per validation.
-    ``finished`` is set on the last report, with ``note`` saying when training did not improve
-    on the untrained model.
+    ``finished`` is set on the last report, with ``note`` saying how the run ended where the user
+    should know (interrupted, past its budget, no improvement on the untrained model);
+    ``interrupted``: stopped by Ctrl-C (``FitContext.stop``), so it can be resumed.
     """
 
     iteration: int
@@ -41,6 +42,7 @@ class Progress:
     history: list[dict[str, float]] = field(default_factory=list)
     finished: bool = False
     note: str = ""
+    interrupted: bool = False
 
     def summary(self) -> str:
         """One line on the finished run."""

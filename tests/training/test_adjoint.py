@@ -1,6 +1,8 @@
 """The adjoint matching trainer: targets, loss, and training through Solver.fit on data the
 package does not ship (a distribution of its own and a folder of files), save/load, resume."""
 
+import time
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -118,6 +120,42 @@ def test_a_resumed_run_continues_the_saved_one(tmp_path):
     assert resumed.iteration == whole.iteration == 4
     final = resumed.history[-1]
     assert final["objective"] == whole.history[-1]["objective"] and final["energy"] == pytest.approx(whole.history[-1]["energy"])
+
+
+def test_an_interrupted_run_says_so_and_how_to_continue(tmp_path):
+    from cosolve.core.method import FitContext
+    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
+                       validation_graphs=6, validation_chains=4, validate_every=0, iterations=4)  # fmt: skip
+    seen = []
+    ctx = FitContext(300, out=tmp_path / "run", on_progress=lambda p: seen.append(p.iteration), stop=lambda: 2 in seen)
+    _, progress, _ = train(CAMTask(config), DistributionData(REGULAR.bound("mis")), ctx)
+    assert progress.interrupted and progress.iteration == 2 and "interrupted at" in progress.note and "--resume" in progress.note
+    _, whole, _ = train(CAMTask(config), DistributionData(REGULAR.bound("mis")), FitContext(300, out=tmp_path / "whole"))
+    assert not whole.interrupted and "interrupted" not in whole.note
+
+
+def test_a_step_that_would_not_fit_the_time_left_is_not_started(monkeypatch):
+    from cosolve.core.method import FitContext
+    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.training.data import DistributionData
+    from cosolve.training.loop import train
+
+    config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
+                       validation_graphs=6, validation_chains=4, validate_every=1e9)  # fmt: skip
+    task = CAMTask(config)
+    real = task.step
+
+    def slow(*args, **kwargs):  # as a step on a very large instance: 0.6 s of a 1 s budget
+        time.sleep(0.6)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(task, "step", slow)
+    _, progress, _ = train(task, DistributionData(REGULAR.bound("mis")), FitContext(1.0))
+    assert progress.iteration <= 1  # a second 0.6 s step would have ended past the budget (the old loop ran 2)
 
 
 def test_a_run_that_does_not_beat_the_untrained_model_says_so():

@@ -131,6 +131,11 @@ def test_a_fitted_network_saves_and_loads(tmp_path):
         assert np.array_equal(loaded.solve(problem).solution, solver.solve(problem).solution)
     card = (tmp_path / "net" / "README.md").read_text()
     assert "Gumbel–Sinkhorn checkpoint: sorting" in card and "64 sorting instances" in card
+    with pytest.raises(UsageError, match=r"already holds model\.pt and README\.md; replace with overwrite=True"):
+        solver.save(tmp_path / "net")  # a folder with a model is not replaced silently
+    (tmp_path / "net" / "training.pt").write_bytes(b"another run's state")
+    solver.save(tmp_path / "net", overwrite=True)
+    assert not (tmp_path / "net" / "training.pt").exists()  # no resume may continue the replaced run
     with pytest.raises(UsageError, match="nothing to save yet"):
         Solver("gumbel-sinkhorn").save(tmp_path / "none")
     unfitted = Solver("gumbel-sinkhorn", time_limit=1)
