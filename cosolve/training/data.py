@@ -105,6 +105,22 @@ class DistributionData(TrainingData):
         )
 
 
+def _folder_instance(path: Path, problem: str | None) -> Problem:
+    """One file of a training folder; a file of no known format is named as one to move out
+    (training has no ``--format``: every file of the folder is read as an instance)."""
+    from cosolve.core.solver import load_instance
+
+    try:
+        return load_instance(path, problem=problem)
+    except InputError as e:
+        if "cannot tell the format" not in str(e):
+            raise
+        raise InputError(
+            "not an instance file of a known format; a training folder holds only instances (and a README.md): move it out",
+            where=str(path),
+        ) from None
+
+
 def training_data(source: Any, *, problem: str | None = None) -> TrainingData:
     """``source`` as training data: a :class:`TrainingData`, a
     :class:`~cosolve.generators.distributions.Distribution`, a folder of instance files, or an
@@ -126,7 +142,7 @@ def training_data(source: Any, *, problem: str | None = None) -> TrainingData:
             files = instance_files(path)
             if not files:
                 raise InputError("no instance files in this folder", where=str(path))
-            return FixedInstances([load_instance(f, problem=problem) for f in files], source=str(path))
+            return FixedInstances([_folder_instance(f, problem) for f in files], source=str(path))
         return FixedInstances([load_instance(path, problem=problem)], source=str(path))
     if isinstance(source, Problem) or not isinstance(source, Iterable):
         raise UsageError(f"fit takes a list of instances, a folder or a distribution, not {type(source).__name__}")

@@ -10,7 +10,7 @@ import torch
 
 from cosolve import Solver
 from cosolve.diffusion.batch import GraphBatch
-from cosolve.errors import UsageError
+from cosolve.errors import InputError, UsageError
 from cosolve.generators.distributions import Distribution
 from cosolve.generators.graphs import erdos_renyi, from_networkx
 from cosolve.io.graphfiles import write_dimacs
@@ -96,6 +96,16 @@ def test_fit_on_a_folder_of_files_holds_out_a_validation_share(tmp_path):
     meta = solver.method_.model_.meta
     assert meta["data"].startswith("10 mis instances from") and "(3 held out for validation)" in meta["data"]
     assert (tmp_path / "out" / "model.pt").is_file() and (tmp_path / "out" / "training.pt").is_file()
+
+
+def test_a_stray_file_in_a_training_folder_is_named_as_one_to_move_out(tmp_path):
+    data = tmp_path / "graphs"
+    data.mkdir()
+    for seed in range(3):
+        write_dimacs(REGULAR.sample(seed, "mis"), data / f"g{seed}.col")
+    (data / "notes.txt").write_text("my notes")
+    with pytest.raises(InputError, match=r"notes\.txt: not an instance file of a known format; .*move it out"):
+        Solver("cam", problem="mis", train_time=300, iterations=1, **TINY).fit(data, progress=False)
 
 
 def test_a_resumed_run_continues_the_saved_one(tmp_path):
