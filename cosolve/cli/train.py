@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     check_fit_out(out, resume=args.resume, overwrite=args.overwrite)
     options = parse_assignments(args.set)
     _refuse_solve_options(options, trainable[args.method])
-    solver = Solver(args.method, problem=args.problem, train_time=args.time, seed=args.seed, threads=args.threads, **options)
+    kinds = trainable[args.method].problems
+    problem = args.problem or (next(iter(kinds)) if len(kinds) == 1 else None)  # glns: set cover, nothing to ask
+    solver = Solver(args.method, problem=problem, train_time=args.time, seed=args.seed, threads=args.threads, **options)
     solver.validate()
     data = _data(args, trainable[args.method])
 
