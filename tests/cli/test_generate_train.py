@@ -60,7 +60,10 @@ def test_generate_rejects_unknown_distributions(capsys):
         (["train", "cam", "--problem", "mis", "--dist", "rb-small", *sets("hidden=x")], "expected int"),
         (["train", "cam", "--problem", "mis", "--data", "/no/such/folder"], "not a folder of instance files"),
         (["train", "cam", "--problem", "mis", "--dist", "rb-small", "--time", "-1"], "--time"),
-        (["train", "glns", "--dist", "rb-small"], "distribution rb-small makes mis, maxcut, maxclique, mds instances, not setcover"),  # noqa: E501
+        (
+            ["train", "glns", "--dist", "rb-small"],
+            "distribution rb-small makes mis, maxcut, maxclique, mds instances, not setcover",
+        ),
     ],
 )
 def test_train_errors_are_one_line(tmp_path, capsys, args, message):
