@@ -239,7 +239,7 @@ def _note(
         notes.append(f"interrupted at {elapsed:.0f} s: continue it with --resume (resume=True)")
     if budget is not None and elapsed > budget * 1.05 + 0.5:
         notes.append(
-            f"the run ended {elapsed - budget:.0f} s past its {budget:g} s budget: a training step took up to {step:.1f} s "
+            f"the run ended {elapsed - budget:.0f} s past its {budget:g} s budget: a training step took about {step:.1f} s "
             "on these instances and cannot be interrupted; smaller instances or batches take less"
         )
     if run.iteration == 0:
@@ -310,7 +310,7 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
     progress = Progress(
         run.iteration, clock(), budget, c.tau_start, math.nan, math.nan, None, run.best, run.best_iteration, run.history
     )
-    step_seconds = 0.0  # the longest training step so far: the next one starts only if one that long fits
+    step_seconds = 0.0  # a step's recent length (running mean): the next one starts only if one that long fits
     interrupted = False
     while True:
         elapsed = clock()
@@ -353,7 +353,8 @@ def train(task: TrainingTask, data: TrainingData, ctx: FitContext) -> tuple[nn.M
         stepped = time.perf_counter()
         batch = task.collate([prepare(p) for p in data.draw(run.iteration, rank, world, task.batch_size, rng)])
         loss, energy = task.step(model, policy, optimizer, batch, tau, rng)
-        step_seconds = max(step_seconds, time.perf_counter() - stepped)
+        last = time.perf_counter() - stepped
+        step_seconds = last if not step_seconds else 0.5 * (step_seconds + last)
         run.iteration += 1
         progress = Progress(run.iteration, clock(), budget, tau, loss, energy, None, run.best, run.best_iteration, run.history)
         if ctx.on_progress is not None:
