@@ -85,12 +85,17 @@ def test_fit_on_a_distribution_the_package_does_not_ship_lowers_the_validation_e
     assert "regular-60" in card and "iterations" in card
 
 
+def graph_folder(folder, count, other, text):
+    """``folder`` with ``count`` DIMACS graphs and one file ``other`` holding ``text``."""
+    folder.mkdir()
+    for seed in range(count):
+        write_dimacs(REGULAR.sample(seed, "mis"), folder / f"g{seed}.col")
+    (folder / other).write_text(text)
+    return folder
+
+
 def test_fit_on_a_folder_of_files_holds_out_a_validation_share(tmp_path):
-    data = tmp_path / "graphs"
-    data.mkdir()
-    for seed in range(10):
-        write_dimacs(REGULAR.sample(seed, "mis"), data / f"g{seed}.col")
-    (data / "README.md").write_text("not an instance")
+    data = graph_folder(tmp_path / "graphs", 10, "README.md", "not an instance")
     solver = Solver("cam", problem="mis", train_time=300, iterations=2, validation_share=0.3, **TINY)
     solver.fit(data, out=tmp_path / "out", progress=False)
     meta = solver.method_.model_.meta
@@ -99,11 +104,7 @@ def test_fit_on_a_folder_of_files_holds_out_a_validation_share(tmp_path):
 
 
 def test_a_stray_file_in_a_training_folder_is_named_as_one_to_move_out(tmp_path):
-    data = tmp_path / "graphs"
-    data.mkdir()
-    for seed in range(3):
-        write_dimacs(REGULAR.sample(seed, "mis"), data / f"g{seed}.col")
-    (data / "notes.txt").write_text("my notes")
+    data = graph_folder(tmp_path / "graphs", 3, "notes.txt", "my notes")
     with pytest.raises(InputError, match=r"notes\.txt: not an instance file of a known format; .*move it out"):
         Solver("cam", problem="mis", train_time=300, iterations=1, **TINY).fit(data, progress=False)
 
