@@ -186,11 +186,20 @@ def load_state(folder: Path) -> dict[str, Any]:
         raise InputError(f"{path}: not a readable training state ({type(e).__name__})") from None
 
 
+def _untrained_line(meta: dict[str, Any]) -> str:
+    """The card's line on the untrained model's validation (empty for checkpoints that lack it)."""
+    if meta.get("untrained_objective") is None:
+        return ""
+    kept = ": no validation beat it, so these are the untrained weights" if meta.get("iterations") == 0 else ""
+    return f"- untrained model's validation (iteration 0): {meta['untrained_objective']:.4f}{kept}\n"
+
+
 def model_card(title: str, about: str, config: dict[str, Any], meta: dict[str, Any], parameters: int) -> str:
     """The model card: ``title``, a paragraph ``about`` the model and how to use it, then the
     validation, training and data facts of ``meta`` and the hyperparameters ``config``."""
     nan = float("nan")
     settings = "\n".join(f"| {k} | {v} |" for k, v in config.items())
+    untrained = _untrained_line(meta)
     return f"""# {title}
 
 {about}
@@ -199,7 +208,7 @@ def model_card(title: str, about: str, config: dict[str, Any], meta: dict[str, A
 - trained on: {meta.get("data", "(unknown)")}
 - validation ({meta.get("validation", "")}): **{meta.get("validation_objective", nan):.4f}**,
   {meta.get("energy_label", "mean terminal energy")} {meta.get("validation_energy", nan):.4f}
-- training: {meta.get("trained_seconds")} s wall-clock until this checkpoint, {meta.get("iterations")} iterations,
+{untrained}- training: {meta.get("trained_seconds")} s wall-clock until this checkpoint, {meta.get("iterations")} iterations,
   {meta.get("processes", 1)} process(es) x {meta.get("threads")} thread(s) on {meta.get("device", "cpu")},
   seed {meta.get("seed")}, torch {meta.get("torch")}
 - command: `{meta.get("command") or "(Python API)"}`

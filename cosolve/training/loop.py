@@ -196,6 +196,8 @@ def _meta(task: TrainingTask, data: TrainingData, run: _Run, ctx: FitContext, wo
         "trained_seconds": round(run.best_seconds, 1), "iterations": run.best_iteration, "seed": ctx.seed, "processes": world,
         "threads": torch.get_num_threads(), "device": run.devices(run.best_seconds, _device_name(task.device)),
         "command": ctx.command, "torch": str(torch.__version__), "data": data.describe(),
+        # the first validation is the untrained model's (on the first save, the best so far is that one)
+        "untrained_objective": run.history[0]["objective"] if run.history else run.best.objective,
     }  # fmt: skip
 
 

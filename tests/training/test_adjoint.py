@@ -169,12 +169,15 @@ def test_a_step_that_would_not_fit_the_time_left_is_not_started(monkeypatch):
     assert progress.iteration <= 1  # a second 0.6 s step would have ended past the budget (the old loop ran 2)
 
 
-def test_a_run_that_does_not_beat_the_untrained_model_says_so():
+def test_a_run_that_does_not_beat_the_untrained_model_says_so(tmp_path):
     solver = Solver("cam", problem="mis", train_time=300, iterations=1, validate_every=1e9, **{**TINY, "lr": 1e-12})
-    solver.fit(REGULAR, progress=False)
+    solver.fit(REGULAR, out=tmp_path / "run", progress=False)
     progress = solver.method_.training_
     assert progress.best_iteration == 0
     assert "untrained weights are kept" in progress.note
+    card = (tmp_path / "run" / "README.md").read_text()  # and so does its model card, with the untrained score
+    untrained = progress.history[0]["objective"]
+    assert f"untrained model's validation (iteration 0): {untrained:.4f}: no validation beat it" in card
 
 
 def test_fit_needs_a_limit_and_data_of_a_trainable_kind(tmp_path):
