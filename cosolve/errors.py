@@ -18,5 +18,10 @@ class InputError(CosolveError, ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class UnknownFormatError(InputError):
+    """A file whose format cosolve cannot tell from its name or content (the message says how to
+    name one; a caller with no such option, as training on a folder, may say something else)."""
+
+
 class UsageError(CosolveError, ValueError):
     """A request that cannot be served: unknown method/option, unsupported problem, bad limit."""

@@ -8,7 +8,7 @@ import json
 import math
 
 from cosolve.io import read, read_solution
-from cosolve.io.solution import solution_header, solution_problem
+from cosolve.io.solution import solution_header
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -51,7 +51,8 @@ def header_mismatch(header: dict[str, str], instance: str, objective: float) -> 
 
 def run(args: argparse.Namespace) -> int:
     kind = args.problem
-    hinted = solution_problem(args.solution) if kind is None else None
+    header = solution_header(args.solution)
+    hinted = (header.get("problem") or None) if kind is None else None
     if hinted is not None:  # a graph file holds several kinds: the solution's own header says which
         from cosolve.io.detect import detect_format, holders
 
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         "feasible": bool(verdict.feasible),
         "objective": float(verdict.objective),
         "violation": verdict.violation,
-        "warning": header_mismatch(solution_header(args.solution), problem.name, float(verdict.objective)),
+        "warning": header_mismatch(header, problem.name, float(verdict.objective)),
     }
     if args.json:
         print(json.dumps(info))

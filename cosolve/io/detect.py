@@ -15,7 +15,7 @@ import re
 import zlib
 from pathlib import Path
 
-from cosolve.errors import InputError, UsageError
+from cosolve.errors import InputError, UnknownFormatError, UsageError
 from cosolve.io.formats import ALL_FORMATS, EXTENSIONS, FORMATS, Format
 from cosolve.problems.base import Problem
 
@@ -171,7 +171,7 @@ def sniff_format(path: str | os.PathLike, problem: str | None = None) -> str:
                 return "edgelist"
             return "numbers"
         break
-    raise InputError(
+    raise UnknownFormatError(
         f"cannot tell the format of this file; pass --format ({', '.join(FORMATS)}; format= in Python)",
         where=str(path),
     )

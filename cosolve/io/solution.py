@@ -127,11 +127,6 @@ def solution_header(path: str | os.PathLike) -> dict[str, str]:
     return {}
 
 
-def solution_problem(path: str | os.PathLike) -> str | None:
-    """The problem kind a solution file's :data:`HEADER` line names, or None."""
-    return solution_header(path).get("problem") or None
-
-
 def _once(seen: dict[int, int], item: int, what: str, where: str, no: int) -> None:
     """Record that ``item`` is on line ``no``; an :class:`InputError` if an earlier line has it."""
     if item in seen:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosolve.errors import CosolveError, InputError
-from cosolve.portfolio.data import MAX_RELATIVE
+from cosolve.portfolio.data import MAX_RELATIVE, implausible_relatives
 from cosolve.portfolio.metrics import summary
 from cosolve.portfolio.strategies import Strategy
 
@@ -115,7 +115,7 @@ def _check_market(x: np.ndarray) -> np.ndarray:
     if bad.any():
         t, i = np.argwhere(bad)[0]
         raise InputError(f"price relative x[{t}, {i}] = {float(x[t, i])!r} is not a positive finite number")
-    wild = (x > MAX_RELATIVE) | (x < 1.0 / MAX_RELATIVE)
+    wild = implausible_relatives(x)
     if wild.any():
         t, i = np.argwhere(wild)[0]
         raise InputError(

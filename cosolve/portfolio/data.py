@@ -28,6 +28,11 @@ PRICE_LIKE = 3.0
 MAX_RELATIVE = 1e3
 
 
+def implausible_relatives(x: np.ndarray) -> np.ndarray:
+    """Mask (x's shape) of the price relatives beyond a factor of ``MAX_RELATIVE`` either way."""
+    return (x > MAX_RELATIVE) | (x < 1.0 / MAX_RELATIVE)
+
+
 def bundled_datasets() -> dict[str, Path]:
     """The bundled data sets by short name (``djia`` -> ``instances/olps/djia.csv``), sorted."""
     if not BUNDLED_DIR.is_dir():
@@ -84,7 +89,7 @@ def read_relatives(path: str | os.PathLike) -> np.ndarray:
             raise InputError(
                 f"column {col + 1}: price relative {cells[col].strip()} is not a positive finite number", where=where
             )
-        wild = (row > MAX_RELATIVE) | (row < 1.0 / MAX_RELATIVE)
+        wild = implausible_relatives(row)
         if wild.any():
             col = int(np.argmax(wild))
             raise InputError(

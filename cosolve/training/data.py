@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from cosolve.errors import InputError, UsageError
+from cosolve.errors import InputError, UnknownFormatError, UsageError
 from cosolve.io.detect import instance_files
 from cosolve.problems.base import Problem
 
@@ -112,9 +112,7 @@ def _folder_instance(path: Path, problem: str | None) -> Problem:
 
     try:
         return load_instance(path, problem=problem)
-    except InputError as e:
-        if "cannot tell the format" not in str(e):
-            raise
+    except UnknownFormatError:
         raise InputError(
             "not an instance file of a known format; a training folder holds only instances (and a README.md): move it out",
             where=str(path),

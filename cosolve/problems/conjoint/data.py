@@ -187,14 +187,17 @@ def read_conjoint(
         raise UsageError(f"unknown p0 rule {p0!r} (expected one of: {', '.join(P0_RULES)})")
     if path.is_dir():
         raise InputError("is a directory, not a CSV file", where=where)
+    from cosolve.io.detect import read_bytes  # decompressed, read once for pandas and the row check
+
+    raw = read_bytes(path)
     try:
-        df = pd.read_csv(path, keep_default_na=False, skipinitialspace=True)
+        df = pd.read_csv(io.BytesIO(raw), keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise InputError("empty file (expected a header line and one line per profile)", where=where) from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise InputError(f"cannot read as CSV: {str(exc).strip().splitlines()[-1]}", where=where) from None
     df.columns = [str(c).strip() for c in df.columns]
-    _no_short_rows(path, len(df.columns))
+    _no_short_rows(raw.decode("utf-8", errors="replace"), len(df.columns), where)
     if attributes is None:
         absent = [a for a in BUNDLED_ATTRIBUTES if a not in df.columns]
         if absent:
@@ -290,16 +293,14 @@ def _show(value: object) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def _no_short_rows(path: Path, width: int) -> None:
-    """InputError naming the first line with fewer fields than the header (pandas fills them with
-    empty cells, which would be reported as such)."""
-    from cosolve.io.detect import read_text  # decompresses, as pandas does
-
-    reader = csv.reader(io.StringIO(read_text(path), newline=""), skipinitialspace=True)
+def _no_short_rows(text: str, width: int, where: str) -> None:
+    """InputError naming the first line of the CSV ``text`` with fewer fields than the header
+    (pandas fills them with empty cells, which would be reported as such)."""
+    reader = csv.reader(io.StringIO(text, newline=""), skipinitialspace=True)
     next(reader, None)
     for row in reader:
         if row and 0 < len(row) < width:
-            raise InputError(f"{len(row)} fields where the header has {width}", where=f"{path}:{reader.line_num}")
+            raise InputError(f"{len(row)} fields where the header has {width}", where=f"{where}:{reader.line_num}")
 
 
 def _no_empty(values: np.ndarray, name: str, where: str) -> None:
