@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from cosolve.core.method import Method
 
 WARM_UP_SECONDS = 0.5
-WARM_UP_PASSES = 3
+#: at most this many passes (a method that compiles a new kernel in every pass would not settle)
+WARM_UP_PASSES = 6
 #: a pass that ends past this multiple of its deadline ran into something it could not interrupt
 OVERRUN_FACTOR = 1.5
 
@@ -32,15 +33,16 @@ def warm_up(method: Method, kind: str) -> None:
     """Solve a tiny instance of ``kind`` with ``method`` (one round for methods with a
     ``rounds`` option, and the method's ``warm_up_options``); the result is discarded.
 
-    Each pass has a deadline of :data:`WARM_UP_SECONDS`. Another pass runs (at most
-    :data:`WARM_UP_PASSES` in all) when one may have skipped code, and so its numba
-    compilation, behind a deadline check: when the deadline stopped it before it found a
-    solution (say the imports took the time), when it ended well past the deadline (busy in
-    something it could not interrupt, such as compiling), or when numba compiled kernels during
-    it (say the greedy's construction compiled, and the local search after it was skipped). A
-    pass that simply used its time on the tiny instance is the last one, except for methods
-    whose work is bounded by one round: such a pass that reaches its deadline was cut short (say
-    the sampler ran, and the polish after it was skipped), so another runs.
+    Each pass has a deadline of :data:`WARM_UP_SECONDS` whose clock stops while numba compiles,
+    so compiling a kernel never uses up a pass and skips the code after it, however slow the
+    machine. Passes repeat (at most :data:`WARM_UP_PASSES`) until one does no one-time work
+    that could have cut it short: another runs when numba compiled kernels during a pass (the
+    next one then reaches code that a check of its deadline may have skipped), when the deadline
+    stopped a pass before it found a solution (say the imports took the time), or when a pass
+    ended well past its deadline (busy in something it could not interrupt). A pass that simply
+    used its time on the tiny instance is the last one, except for methods whose work is
+    bounded by one round: such a pass that reaches its deadline was cut short (say the sampler
+    ran, and the polish after it was skipped), so another runs.
     """
     from cosolve.core.numba_compile import compile_seconds
 
@@ -49,13 +51,15 @@ def warm_up(method: Method, kind: str) -> None:
         return
     bounded = "rounds" in method.options
     for _ in range(WARM_UP_PASSES):
-        deadline = Deadline(WARM_UP_SECONDS)
+        deadline = Deadline(WARM_UP_SECONDS, uncounted=compile_seconds)
         compiled_before = compile_seconds()
         found = _warm_up_pass(method, problem, deadline)
+        compiled = compile_seconds() > compiled_before
+        if compiled:
+            continue
         if not deadline.expired():
             return
-        compiled = compile_seconds() > compiled_before
-        if not bounded and found and not compiled and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS:
+        if not bounded and found and deadline.elapsed() < OVERRUN_FACTOR * WARM_UP_SECONDS:
             return
 
 

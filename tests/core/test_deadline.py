@@ -33,3 +33,13 @@ def test_interrupt_stops_and_wakes_a_wait():
 def test_deadline_rejects_non_positive_limits(bad):
     with pytest.raises(ValueError):
         Deadline(bad)
+
+
+def test_seconds_the_uncounted_clock_grew_by_are_not_counted():
+    uncounted = [0.0]
+    deadline = Deadline(0.3, uncounted=lambda: uncounted[0])
+    time.sleep(0.2)
+    uncounted[0] += 0.2  # say, numba compiled for those 0.2 s
+    assert deadline.elapsed() < 0.1 and not deadline.expired()
+    time.sleep(0.35)
+    assert deadline.expired()

@@ -230,6 +230,41 @@ def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch):
     assert passes == [1, 1]
 
 
+def test_compiling_never_uses_up_a_pass_so_every_kernel_compiles_however_slow_the_machine(monkeypatch):
+    # the greedy set cover on a slow machine: each of its kernels compiled for longer than a
+    # pass's deadline, so the passes reached one kernel each and the swap search compiled inside
+    # the first timed solve; compiling does not count against a pass's deadline
+    from types import SimpleNamespace
+
+    from cosolve.core import numba_compile, warmup
+
+    clock = SimpleNamespace(seconds=0.0)
+    monkeypatch.setattr(numba_compile, "_clock", clock)
+    monkeypatch.setattr(warmup, "WARM_UP_SECONDS", 0.1)
+    compiled, passes = [], []
+
+    class SlowKernels(Method):
+        name = "slow-kernels"
+        problems = frozenset({"mis"})
+        warm_up = True
+
+        def solve(self, problem, ctx):
+            passes.append(1)
+            for kernel in range(4):
+                if ctx.deadline.stop_requested:
+                    return Outcome(Termination.TIME_LIMIT)
+                if kernel not in compiled:
+                    time.sleep(0.15)  # longer than the pass's deadline
+                    clock.seconds += 0.15
+                    compiled.append(kernel)
+                ctx.trace.offer(np.zeros(problem.n, np.int8))
+            return Outcome(Termination.COMPLETED)
+
+    SlowKernels().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    assert compiled == [0, 1, 2, 3]
+    assert passes == [1, 1]  # the second pass compiled nothing: the warm-up is done
+
+
 _GREEDY_SOLVE_COMPILES = """
 from cosolve import Solver, read
 from cosolve.core.numba_compile import compile_seconds
