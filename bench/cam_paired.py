@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 
 def objectives(rows: list[dict], instance_set: str, label: str, budget: float) -> dict[str, float | None]:

@@ -15,9 +15,9 @@ import time
 import numpy as np
 
 from cosolve.diffusion.batch import GraphBatch
-from cosolve.diffusion.methods import DEFAULT_CHECKPOINTS
-from cosolve.diffusion.numpy_policy import NumpyGraph, load_numpy_checkpoint
 from cosolve.io import read
+from cosolve.methods.cam.cam_method import DEFAULT_CHECKPOINTS
+from cosolve.methods.cam.flip_policy_numpy import NumpyGraph, load_numpy_checkpoint
 from cosolve.training.checkpoint import shipped_folder
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 REFERENCES = Path(__file__).parent / "results" / "cam-reference" / "references.csv"
 

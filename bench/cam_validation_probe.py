@@ -57,7 +57,7 @@ def main() -> None:
         values = [v for _, v in decode_best(batch, out.marginal)]
         print(f"| descent q={q:g} | {np.mean(values):.4f} | {batch.graph_energies(out.final).mean():.3f} |")
     for path in args.checkpoint:
-        from cosolve.diffusion.cam import CAMTask, load_checkpoint
+        from cosolve.methods.cam.cam_task import CAMTask, load_checkpoint
 
         policy, config, _ = load_checkpoint(path)
         config.validation_chains = args.chains  # steps: the checkpoint's own

@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from cosolve.heuristics.cft import RefineStats, refine
-from cosolve.heuristics.lagrangian import lagrangian_bound
-from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
+from cosolve.heuristics.setcover.swap_search import swap_local_search
+from cosolve.heuristics.setcover.three_phase import RefineStats, refine
 from cosolve.io import read
 
 #: name -> (label, refine's keyword arguments)

@@ -25,7 +25,7 @@ SETCOVER = ROOT / "instances" / "setcover"
 
 def machine() -> str:
     """CPU model, cores and Python version, as the benchmark harness records them."""
-    from cosolve.bench.runner import machine_info
+    from cosolve.harness.runner import machine_info
 
     info = machine_info()
     return f"{info['cpu']}, {info['cores']} cores, Python {info['python']}"

@@ -29,7 +29,7 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from cosolve.bench.suite import read_references
+from cosolve.harness.suite import read_references
 
 ORDER = ["glns", "glns-gradient", "lns-random", "greedy", "cft", "ortools-setcover", "scip", "cpsat"]
 

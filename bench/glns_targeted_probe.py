@@ -2,7 +2,7 @@
 
 From the Lagrangian heuristic's cover, RWLS runs for ``--rwls`` seconds (seed 0) and half as long
 from seeds 1 and 2; every cover it improves to and the three final ones go into a pool of the ten
-cheapest (:class:`cosolve.heuristics.cft.CoverPool`). From the best final cover, ``--repairs``
+cheapest (:class:`cosolve.heuristics.setcover.three_phase.CoverPool`). From the best final cover, ``--repairs``
 sub-MIP repairs of ``--size`` free columns each (``--slice`` seconds, SCIP) are run for each
 ranking of ``cosolve/methods/glns`` (random, expensive, disagreement), and one *merge*: a sub-MIP over
 the union of the pool's covers. Prints, per kind, the repairs that found a cheaper cover, the mean
@@ -22,11 +22,11 @@ from types import SimpleNamespace
 import numpy as np
 
 import cosolve
-from cosolve.heuristics.cft import CoverPool
-from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
-from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-from cosolve.heuristics.setcover_local import swap_local_search
-from cosolve.heuristics.setcover_rwls import rwls_on_core
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound, lagrangian_heuristic
+from cosolve.heuristics.setcover.row_weighting import rwls_on_core
+from cosolve.heuristics.setcover.swap_search import swap_local_search
+from cosolve.heuristics.setcover.three_phase import CoverPool
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.lns import random_ranker
 from cosolve.methods.glns.neighborhood import Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from graph_tables import best_known, load_references  # bench/ is on the path when this runs as a script
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 LEARNED = "cam+polish"
 

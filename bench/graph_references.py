@@ -19,9 +19,9 @@ import csv
 import sys
 from pathlib import Path
 
-from cosolve.bench.store import Store
-from cosolve.bench.suite import load_suite
 from cosolve.generators.distributions import frb_parameters
+from cosolve.harness.store import Store
+from cosolve.harness.suite import load_suite
 
 HERE = Path(__file__).parent
 SUITE = HERE / "graph_peers.toml"

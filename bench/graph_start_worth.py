@@ -21,7 +21,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 
 def first_reach(trace: list[list[float]], target: float, maximize: bool) -> float:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 PEERS = ("tabu", "sa")
 

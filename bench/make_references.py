@@ -12,7 +12,7 @@ import csv
 import sys
 from pathlib import Path
 
-from cosolve.bench.store import Store
+from cosolve.harness.store import Store
 
 
 def main(folder: str, out: str = "bench/results/cam-reference/references.csv") -> None:

@@ -7,10 +7,10 @@ For each instance and seed, every variant starts from the same place: Chvátal's
 removal and the swap search, the Lagrangian bound (1,000 subgradient steps) and CFT's Lagrangian
 heuristic (200 steps) from it; the budget counts from before the start. Variants:
 
-- ``refine``: CFT's refinement (:func:`cosolve.heuristics.cft.refine`) for the whole budget, cycling
+- ``refine``: CFT's refinement (:func:`cosolve.heuristics.setcover.three_phase.refine`) for the whole budget, cycling
   its fixing fraction without stopping on a stalled cycle;
 - ``rwls-K``: the row-weighting local search on the core of the K columns of least reduced cost per
-  row (:func:`cosolve.heuristics.setcover_rwls.rwls_on_core`) for the whole budget;
+  row (:func:`cosolve.heuristics.setcover.row_weighting.rwls_on_core`) for the whole budget;
   ``rwls-all``: on every column the bound keeps;
 - ``mix``: the refinement for 0.3 of the budget, then ``rwls-20`` for the rest.
 
@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from cosolve.heuristics.cft import refine
-from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_heuristic
-from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-from cosolve.heuristics.setcover_local import swap_local_search
-from cosolve.heuristics.setcover_rwls import rwls_on_core
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound, lagrangian_heuristic
+from cosolve.heuristics.setcover.row_weighting import rwls_on_core
+from cosolve.heuristics.setcover.swap_search import swap_local_search
+from cosolve.heuristics.setcover.three_phase import refine
 from cosolve.io import read
 
 MIX_SHARE = 0.3

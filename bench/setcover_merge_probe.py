@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from cosolve.heuristics import cft
-from cosolve.heuristics.lagrangian import core_kernel, lagrangian_bound, lagrangian_heuristic
-from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.setcover import three_phase as cft
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+from cosolve.heuristics.setcover.lagrangian import core_kernel, lagrangian_bound, lagrangian_heuristic
+from cosolve.heuristics.setcover.swap_search import swap_local_search
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
 from cosolve.methods.glns.neighborhood import Subproblem, subproblem_kernel

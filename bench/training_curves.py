@@ -14,13 +14,13 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from cosolve.diffusion.config import CAMConfig
+from cosolve.methods.cam.cam_config import CAMConfig
 from cosolve.training.checkpoint import load_state
 
 
 def _config_type(fmt: str) -> type:
     """The config class whose checkpoints carry the format tag ``fmt``."""
-    from cosolve.methods.glns.config import GLNSConfig
+    from cosolve.methods.glns.glns_config import GLNSConfig
     from cosolve.methods.sinkhorn.tour_net import TourNetConfig
 
     for config in (CAMConfig, GLNSConfig, TourNetConfig):

@@ -2,8 +2,8 @@
 
 from cosolve.core.deadline import Deadline
 from cosolve.core.result import Result, Sense, Status, Termination, TracePoint
-from cosolve.core.solver import Solver, solve
 from cosolve.errors import CosolveError, InputError, UsageError
+from cosolve.solver import Solver, solve
 
 __version__ = "0.1.0"
 

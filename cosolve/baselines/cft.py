@@ -40,12 +40,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import seed32, time_left
+from cosolve.baselines.exact_helpers import seed32, time_left
 from cosolve.core.method import Method, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 MISSING = "cft needs the optional package pycft: pip install 'cosolve[cft]'"
 #: pycft stores row indices as 16-bit integers and fails to parse a file with more rows

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import (
+from cosolve.baselines.exact_helpers import (
     CallbackGuard,
     build_within,
     run_in_worker,
@@ -16,10 +16,10 @@ from cosolve.baselines._exact import (
     time_left,
 )
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import ExactModel, Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import InputError
-from cosolve.problems.base import ExactModel, Problem
 from cosolve.problems.registry import kinds_with_model
 
 #: Linear terms per second of the time left up to which ``presolve=auto`` presolves: CP-SAT's

@@ -2,7 +2,7 @@
 
 ========== =====================================================================================
 setcover   Chvátal's greedy (least cost per newly covered row), then redundancy removal and the
-           swap local search (:mod:`cosolve.heuristics.setcover_local`)
+           swap local search (:mod:`cosolve.heuristics.setcover.swap_search`)
 mis        min-degree greedy (take a node of least remaining degree, delete its neighbours)
 maxclique  from each of the ``clique_starts`` highest-degree nodes, grow a clique by the
            candidate with most neighbours among the candidates (a maximal clique each; the
@@ -29,9 +29,9 @@ from typing import ClassVar
 import numpy as np
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
-from cosolve.problems.base import Problem
 
 
 class _Reporter:
@@ -63,8 +63,8 @@ def _done(converged: bool = True) -> Outcome:
 
 
 def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-    from cosolve.heuristics.setcover_local import swap_local_search
+    from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+    from cosolve.heuristics.setcover.swap_search import swap_local_search
 
     stop = _stop(ctx)
     costs, csc = problem.costs, problem.csc
@@ -85,7 +85,7 @@ def _set_cover(problem: Problem, ctx: SolveContext) -> Outcome:
 
 
 def _mis(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.graphs import min_degree_mis
+    from cosolve.heuristics.graphs.greedy_constructions import min_degree_mis
 
     x = min_degree_mis(problem.adjacency)
     ctx.trace.offer(x, float(x.sum()))
@@ -93,7 +93,7 @@ def _mis(problem: Problem, ctx: SolveContext) -> Outcome:
 
 
 def _max_clique(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.graphs import clique_starts, greedy_clique_kernel
+    from cosolve.heuristics.graphs.greedy_constructions import clique_starts, greedy_clique_kernel
     from cosolve.heuristics.sparse_index import index_arrays
 
     count = ctx.options["clique_starts"]
@@ -112,7 +112,7 @@ def _max_clique(problem: Problem, ctx: SolveContext) -> Outcome:
 
 
 def _max_cut(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.graphs import maxcut_local_search, weighted_adjacency
+    from cosolve.heuristics.graphs.greedy_constructions import maxcut_local_search, weighted_adjacency
 
     x = ctx.rng.integers(0, 2, problem.n).astype(np.int8)
     ctx.trace.offer(x, problem.cut_value(x))
@@ -126,8 +126,8 @@ def _max_cut(problem: Problem, ctx: SolveContext) -> Outcome:
 
 
 def _dominating_set(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.graphs import closed_neighborhoods
-    from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
+    from cosolve.heuristics.graphs.greedy_constructions import closed_neighborhoods
+    from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
 
     closed = closed_neighborhoods(problem.adjacency)  # symmetric: its own CSC
     costs = np.ones(problem.n)
@@ -145,7 +145,13 @@ def _dominating_set(problem: Problem, ctx: SolveContext) -> Outcome:
 
 
 def _tsp(problem: Problem, ctx: SolveContext) -> Outcome:
-    from cosolve.heuristics.tsp import NEIGHBOR_LIST_MIN_CITIES, candidate_lists, nearest_neighbor_tour, tour_length, two_opt
+    from cosolve.heuristics.tsp.tour_construction import (
+        NEIGHBOR_LIST_MIN_CITIES,
+        candidate_lists,
+        nearest_neighbor_tour,
+        tour_length,
+        two_opt,
+    )
 
     points, metric, stop = problem.points, problem.metric_code, _stop(ctx)
     neighbors = candidate_lists(points, metric=metric) if problem.n >= NEIGHBOR_LIST_MIN_CITIES else None
@@ -199,7 +205,7 @@ class Greedy(Method):
     def prepare(self, problem: Problem) -> None:
         super().prepare(problem)
         if problem.kind == "tsp":
-            from cosolve.heuristics.tsp import NEIGHBOR_LIST_MIN_CITIES, warm_candidate_list_path
+            from cosolve.heuristics.tsp.tour_construction import NEIGHBOR_LIST_MIN_CITIES, warm_candidate_list_path
 
             if problem.n >= NEIGHBOR_LIST_MIN_CITIES:  # the path the warm-up's ten cities never take
                 warm_candidate_list_path()

@@ -32,12 +32,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import seed32, time_left
+from cosolve.baselines.exact_helpers import seed32, time_left
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 MISSING = "lkh needs the optional package elkai: pip install 'cosolve[lkh]'"
 #: LKH's largest EXPLICIT matrix (elkai sets MaxMatrixDimension to 20,000).

@@ -48,10 +48,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 CONSTRUCTIONS = ("greedy", "element-degree", "both")
 

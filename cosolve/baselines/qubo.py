@@ -39,10 +39,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem, MinimumDominatingSet
 
 MISSING = "tabu and sa need the optional package dwave-samplers: pip install 'cosolve[qubo]'"

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cosolve.baselines._exact import (
+from cosolve.baselines.exact_helpers import (
     CallbackGuard,
     build_within,
     interrupted_or_overdue,
@@ -17,9 +17,9 @@ from cosolve.baselines._exact import (
     time_left,
 )
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import ExactModel, Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
-from cosolve.problems.base import ExactModel, Problem
 from cosolve.problems.registry import kinds_with_model
 
 #: The most threads SCIP's thread parameters accept.

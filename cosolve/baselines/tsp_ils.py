@@ -3,7 +3,7 @@ iterated local search (local double-bridge kicks) until the time limit.
 
 The start is the nearest neighbour tour from city 0 or the greedy edge tour over the candidate
 edges (``start``); candidates are each city's ``neighbors`` nearest cities. The local search and
-the kicks are :mod:`cosolve.heuristics.tsp_search`. Without a time limit, ``kicks`` bounds the
+the kicks are :mod:`cosolve.heuristics.tsp.iterated_local_search`. Without a time limit, ``kicks`` bounds the
 search (default: 100 per city). Nothing is proven: no bound is reported.
 """
 
@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cosolve.core.method import Method, Option, Outcome, SolveContext
+from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Termination
-from cosolve.problems.base import Problem
 
 #: the start tours, by name
 STARTS = ("nearest-neighbor", "greedy-edge")
@@ -28,7 +28,7 @@ KICKS_PER_CITY = 100
 
 def start_tour(problem: Problem, start: str, neighbors: np.ndarray, stop: Callable[[], bool]) -> np.ndarray | None:
     """The start tour (n,) named ``start`` (one of :data:`STARTS`), or None if ``stop`` fired."""
-    from cosolve.heuristics.tsp import greedy_edge_tour, nearest_neighbor_tour
+    from cosolve.heuristics.tsp.tour_construction import greedy_edge_tour, nearest_neighbor_tour
 
     points, metric = problem.points, problem.metric_code
     if start == "greedy-edge":
@@ -58,9 +58,9 @@ class TourIls(Method):
     }
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.heuristics.graph_polish import seed_numba_random
-        from cosolve.heuristics.tsp import candidate_lists
-        from cosolve.heuristics.tsp_search import TourSearch, iterated_local_search
+        from cosolve.heuristics.graphs.local_searches import seed_numba_random
+        from cosolve.heuristics.tsp.iterated_local_search import TourSearch, iterated_local_search
+        from cosolve.heuristics.tsp.tour_construction import candidate_lists
 
         o = ctx.options
         stop = lambda: ctx.deadline.stop_requested  # noqa: E731

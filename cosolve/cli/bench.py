@@ -24,10 +24,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.bench.report import write_reports
-    from cosolve.bench.runner import run_suite
-    from cosolve.bench.suite import load_suite
     from cosolve.errors import UsageError
+    from cosolve.harness.report import write_reports
+    from cosolve.harness.runner import run_suite
+    from cosolve.harness.suite import load_suite
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cosolve.core.problem import Problem
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 
 def check_plot_format(path: str | os.PathLike) -> None:

@@ -14,12 +14,12 @@ from cosolve.cli.common import fmt_gap, fmt_value
 from cosolve.core.options import parse_assignments
 from cosolve.core.registry import AUTO
 from cosolve.core.result import Result, TracePoint, relative_gap
-from cosolve.core.solver import Solver
 from cosolve.errors import CosolveError, UsageError
 from cosolve.problems.registry import report_extras
+from cosolve.solver import Solver
 
 if TYPE_CHECKING:
-    from cosolve.problems.base import Problem
+    from cosolve.core.problem import Problem
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

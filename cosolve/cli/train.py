@@ -82,7 +82,7 @@ def _data(args: argparse.Namespace, method: type):  # -> Distribution | Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.core.solver import Solver, check_fit_out
+    from cosolve.solver import Solver, check_fit_out
     from cosolve.training.progress import ProgressDisplay
 
     trainable = _trainable()

@@ -11,9 +11,9 @@ import numpy as np
 
 from cosolve.core.deadline import Deadline
 from cosolve.core.options import Option, resolve_options
+from cosolve.core.problem import Problem
 from cosolve.core.result import Status, Termination, Trace
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 if TYPE_CHECKING:
     from cosolve.core.threads import ThreadLimits

@@ -7,7 +7,7 @@ environment variable ``COSOLVE_PLUGINS`` (comma-separated module names, which ma
 kinds too: :mod:`cosolve.problems.registry`). Method modules import their heavy dependencies
 (torch, solvers) inside functions, so listing methods stays cheap.
 
-``auto`` is not a method: :class:`cosolve.core.solver.Solver` turns it into the default method of
+``auto`` is not a method: :class:`cosolve.solver.Solver` turns it into the default method of
 the problem kind (:attr:`cosolve.problems.registry.ProblemKind.default_method`).
 """
 
@@ -23,17 +23,17 @@ from cosolve.errors import UsageError
 BUILTIN_MODULES = (
     "cosolve.baselines.scip",
     "cosolve.baselines.cpsat",
-    "cosolve.baselines.routing",
+    "cosolve.baselines.ortools_routing",
     "cosolve.baselines.greedy",
     "cosolve.baselines.ortools_setcover",
     "cosolve.baselines.cft",
     "cosolve.baselines.lkh",
     "cosolve.baselines.tsp_ils",
     "cosolve.baselines.qubo",
-    "cosolve.diffusion.methods",
-    "cosolve.methods.glns.methods",
-    "cosolve.methods.sinkhorn.methods",
-    "cosolve.methods.psga.methods",
+    "cosolve.methods.cam.cam_method",
+    "cosolve.methods.glns.lns_methods",
+    "cosolve.methods.sinkhorn.sinkhorn_method",
+    "cosolve.methods.psga.psga_methods",
 )
 
 #: The method name that stands for each problem kind's default method.

@@ -7,9 +7,9 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from cosolve.core.deadline import Deadline
+from cosolve.core.problem import Problem
 from cosolve.core.result import Trace
 from cosolve.errors import CosolveError
-from cosolve.problems.base import Problem
 
 if TYPE_CHECKING:
     from cosolve.core.method import Method
@@ -66,7 +66,7 @@ def warm_up(method: Method, kind: str) -> None:
 def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> bool:
     """One warm-up solve; whether it found a solution."""
     from cosolve.core.method import SolveContext
-    from cosolve.core.solver import verdict
+    from cosolve.solver import verdict
 
     options = method.resolve(problem, WARM_UP_SECONDS)
     if "rounds" in options:

@@ -52,7 +52,7 @@ def decode_independent_set(problem: GraphProblem, marginals: np.ndarray, states:
     (K, N) 0/1, or without them marginal above 1/2) by decreasing marginal while independent,
     completed by the min-degree greedy. (Filling in the unselected nodes by their marginals instead
     ranks near-zero values, which a policy whose last state selects few nodes does not order well.)"""
-    from cosolve.heuristics.graphs import min_degree_mis_kernel
+    from cosolve.heuristics.graphs.greedy_constructions import min_degree_mis_kernel
 
     indptr, indices = index_arrays(problem.adjacency)
     marginals = np.atleast_2d(marginals)
@@ -66,7 +66,7 @@ def decode_independent_set(problem: GraphProblem, marginals: np.ndarray, states:
 
 def decode_cut(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
     """1-flip locally optimal cuts, one per chain (K, N) int8."""
-    from cosolve.heuristics.graphs import maxcut_local_search, weighted_adjacency
+    from cosolve.heuristics.graphs.greedy_constructions import maxcut_local_search, weighted_adjacency
 
     weighted = weighted_adjacency(problem.n, problem.edges, problem.weights)
     marginals = np.atleast_2d(marginals)
@@ -75,8 +75,8 @@ def decode_cut(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray 
 
 def decode_dominating_set(problem: GraphProblem, marginals: np.ndarray, states: np.ndarray | None = None) -> np.ndarray:
     """Minimal dominating sets, one per chain (K, N) int8."""
-    from cosolve.heuristics.graphs import closed_neighborhoods
-    from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
+    from cosolve.heuristics.graphs.greedy_constructions import closed_neighborhoods
+    from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
 
     closed = closed_neighborhoods(problem.adjacency)
     costs = np.ones(problem.n)

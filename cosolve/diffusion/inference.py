@@ -16,7 +16,7 @@ from cosolve.diffusion.decode import best_of, decode
 from cosolve.diffusion.sampler import FlipRule, Rollout, rollout, uniform_start
 
 if TYPE_CHECKING:
-    from cosolve.diffusion.policy import FlipPolicy, GraphTensors
+    from cosolve.methods.cam.flip_policy import FlipPolicy, GraphTensors
 
 
 def graph_logits(

@@ -1,6 +1,6 @@
 """Polishing a decoded graph solution with the problem's local search, in time-boxed chunks.
 
-The searches are in :mod:`cosolve.heuristics.graph_polish`; :func:`local_search` picks the one
+The searches are in :mod:`cosolve.heuristics.graphs.local_searches`; :func:`local_search` picks the one
 for a problem, :func:`polish` runs it in chunks of iterations sized from the measured cost of an
 iteration, so that a chunk fits in the time left, and offers each improvement.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, GraphLocalSearch, IndependentSetSearch
-from cosolve.heuristics.vertex_cover_search import VertexCoverSearch
+from cosolve.heuristics.graphs.local_searches import CutTabuSearch, DominatingSetSearch, GraphLocalSearch, IndependentSetSearch
+from cosolve.heuristics.graphs.numvc import VertexCoverSearch
 from cosolve.problems.graphs import GraphProblem
 
 #: seconds a chunk of iterations aims at: short enough to keep the deadline, long enough that
@@ -30,7 +30,7 @@ MAX_CHUNK = 1 << 24
 
 
 def _complement(problem: GraphProblem) -> sp.csr_array:
-    from cosolve.heuristics.graphs import weighted_adjacency
+    from cosolve.heuristics.graphs.greedy_constructions import weighted_adjacency
 
     pairs = problem.complement_edges
     return weighted_adjacency(problem.n, pairs, np.ones(len(pairs)))
@@ -53,7 +53,7 @@ def cut_disagreement(start: np.ndarray, states: np.ndarray, floor: float = DISAG
 
 
 def _cut(problem: GraphProblem, start: np.ndarray, seed: int, _search: str, pool: np.ndarray | None) -> GraphLocalSearch:
-    from cosolve.heuristics.graphs import weighted_adjacency
+    from cosolve.heuristics.graphs.greedy_constructions import weighted_adjacency
 
     weights = None if pool is None or not len(pool) else cut_disagreement(start, pool)
     adjacency = weighted_adjacency(problem.n, problem.edges, problem.weights)

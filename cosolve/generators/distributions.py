@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cosolve.core.problem import Problem
 from cosolve.errors import InputError
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi, gset_random, planar_union, rb_graph, toroidal_grid
-from cosolve.problems.base import Problem
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 from cosolve.problems.setcover import SetCover
 

@@ -15,9 +15,9 @@ import re
 import zlib
 from pathlib import Path
 
+from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UnknownFormatError, UsageError
 from cosolve.io.formats import ALL_FORMATS, EXTENSIONS, FORMATS, Format
-from cosolve.problems.base import Problem
 
 _SNIFF_BYTES = 1 << 16
 _TSPLIB_HEADER = re.compile(r"^[A-Z][A-Z_0-9]*\s*:")
@@ -262,7 +262,7 @@ def _not_empty(p: Path) -> Path:
 
 
 def read(path: str | os.PathLike, *, format: str | None = None, problem: str | None = None) -> Problem:
-    """Read an instance file into a :class:`~cosolve.problems.base.Problem`.
+    """Read an instance file into a :class:`~cosolve.core.problem.Problem`.
 
     ``format``: a name from :data:`~cosolve.io.formats.FORMATS` (default: from the extension,
     else from the content). ``problem``: the problem kind the caller wants; it must be one the

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cosolve.problems.base import Problem
+from cosolve.core.problem import Problem
 
 
 def _call(target: str) -> Callable[..., Any]:

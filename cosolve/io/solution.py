@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UsageError
-from cosolve.problems.base import Problem
 
 #: how the first line of a solution file :func:`write_solution` writes begins
 HEADER = "# cosolve solution:"

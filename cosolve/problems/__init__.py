@@ -1,6 +1,6 @@
 """Problem families: data, solution evaluation and exact models."""
 
-from cosolve.problems.base import Evaluation, ExactModel, Problem
+from cosolve.core.problem import Evaluation, ExactModel, Problem
 from cosolve.problems.graphs import (
     GRAPH_PROBLEMS,
     GraphProblem,

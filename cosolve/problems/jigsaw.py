@@ -18,9 +18,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cosolve.core.problem import Evaluation, Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, Problem
 from cosolve.problems.registry import ProblemKind, register_kind
 from cosolve.problems.sorting import check_permutation
 

@@ -14,9 +14,9 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from cosolve.core.problem import Evaluation, ExactModel, Problem, build_range
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem, build_range
 from cosolve.problems.registry import ProblemKind, register_kind
 
 FEAS_TOL = 1e-6

@@ -17,9 +17,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from cosolve.core.problem import Evaluation, ExactModel, Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
 from cosolve.problems.registry import ProblemKind, register_kind
 
 #: Entries at or below this count as not held.

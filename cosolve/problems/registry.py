@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cosolve.core.problem import Problem
 from cosolve.errors import UsageError
-from cosolve.problems.base import Problem
 
 if TYPE_CHECKING:
     import numpy as np

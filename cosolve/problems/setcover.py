@@ -12,9 +12,9 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from cosolve.core.problem import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
 
 

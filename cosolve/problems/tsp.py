@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cosolve.core.problem import Evaluation, ExactModel, Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
 from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
 
 #: TSPLIB EDGE_WEIGHT_TYPEs a :class:`TSP` can hold.
@@ -124,7 +124,7 @@ class TSP(Problem):
         return math.ceil(diagonal / math.sqrt(10.0)) + 1.0 if self.metric == "ATT" else math.ceil(diagonal) + 1.0
 
     def tour_length(self, tour: np.ndarray) -> float:
-        from cosolve.heuristics.tsp import tour_length
+        from cosolve.heuristics.tsp.tour_construction import tour_length
 
         return tour_length(self.points, tour, metric=self.metric_code)
 
@@ -225,7 +225,7 @@ register_kind(
         "tsp",
         "travelling salesman (symmetric, TSPLIB distances)",
         formats=("tsplib",),
-        tiny=lambda: TSP(  # ten cities: enough for the local search's kicks (cosolve.heuristics.tsp_search) to run
+        tiny=lambda: TSP(  # ten cities: enough for the local search's kicks (cosolve.heuristics.tsp.iterated_local_search) to run
             np.array([[0, 0], [3, 0], [3, 4], [0, 4], [1, 2], [6, 1], [5, 5], [2, 7], [7, 3], [4, 2]], dtype=float),
             name="warm-up",
         ),

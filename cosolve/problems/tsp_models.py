@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosolve.problems.base import ExactModel, build_range
+from cosolve.core.problem import ExactModel, build_range
 
 if TYPE_CHECKING:
     from cosolve.problems.tsp import TSP

@@ -83,7 +83,7 @@ def matching_loss(logits: torch.Tensor, target: torch.Tensor, tau: float) -> tor
 
 class AdjointTask(TrainingTask):
     """A :class:`~cosolve.training.loop.TrainingTask` trained by adjoint matching: its ``config`` is
-    an :class:`~cosolve.training.config.AdjointConfig`; it says where chains start, the flip logits
+    an :class:`~cosolve.training.hyperparameters.AdjointConfig`; it says where chains start, the flip logits
     and the energy, and :meth:`step` is the adjoint matching iteration."""
 
     @abstractmethod

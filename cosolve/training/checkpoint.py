@@ -154,7 +154,7 @@ def load_weights(policy: Any, payload: dict[str, Any], path: Path) -> None:
 
 def load_policy(path: str | Path, config_type: type) -> tuple[Any, Any, dict[str, Any]]:
     """Policy (eval mode), config and meta of a checkpoint of ``config_type`` (an
-    :class:`~cosolve.training.config.AdjointConfig`): a file, or a folder holding ``model.pt``."""
+    :class:`~cosolve.training.hyperparameters.AdjointConfig`): a file, or a folder holding ``model.pt``."""
     path, payload = read_checkpoint(path, config_type.checkpoint_format, config_type.what)
     config = config_type.from_dict(payload["config"])
     policy = config.policy()

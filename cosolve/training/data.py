@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UnknownFormatError, UsageError
 from cosolve.io.detect import instance_files
-from cosolve.problems.base import Problem
 
 
 class TrainingData(ABC):
@@ -108,7 +108,7 @@ class DistributionData(TrainingData):
 def _folder_instance(path: Path, problem: str | None) -> Problem:
     """One file of a training folder; a file of no known format is named as one to move out
     (training has no ``--format``: every file of the folder is read as an instance)."""
-    from cosolve.core.solver import load_instance
+    from cosolve.solver import load_instance
 
     try:
         return load_instance(path, problem=problem)
@@ -124,8 +124,8 @@ def training_data(source: Any, *, problem: str | None = None) -> TrainingData:
     :class:`~cosolve.generators.distributions.Distribution`, a folder of instance files, or an
     iterable of Problems and instance files. ``problem`` is the kind to read files as (graph
     files need it) and to draw from a graph distribution."""
-    from cosolve.core.solver import load_instance
     from cosolve.generators.distributions import Distribution
+    from cosolve.solver import load_instance
 
     if isinstance(source, TrainingData):
         return source

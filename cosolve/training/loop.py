@@ -34,15 +34,15 @@ from cosolve.core.method import FitContext
 from cosolve.core.result import Sense
 from cosolve.errors import UsageError
 from cosolve.training.checkpoint import load_state, model_card, save_state, write_checkpoint
-from cosolve.training.config import TrainingConfig
 from cosolve.training.data import TrainingData
+from cosolve.training.hyperparameters import TrainingConfig
 from cosolve.training.progress import Progress, Validation
 
 
 class TrainingTask(ABC):
     """What a learned method supplies to :func:`train`.
 
-    ``config`` is the method's :class:`~cosolve.training.config.TrainingConfig` (stored in every
+    ``config`` is the method's :class:`~cosolve.training.hyperparameters.TrainingConfig` (stored in every
     checkpoint, with its format tag and the fields of the batch and validation sizes); the loop
     reads its shared settings. ``sense`` orders validation objectives (ties go to lower energy);
     ``energy_label`` says what a validation's energy is (model cards).

@@ -208,7 +208,7 @@ def assert_optimal(result: Result, optimum: float) -> None:
 
 def context(problem: Problem, time_limit: float = INF, *, method: Method, seed: int = 0, threads: int = 1) -> SolveContext:
     """What :meth:`Solver.solve` hands ``method``, built here so that tests hold the deadline."""
-    from cosolve.core.solver import verdict
+    from cosolve.solver import verdict
 
     deadline = Deadline(time_limit)
     trace = Trace(problem.sense, deadline.elapsed, lambda x: verdict(problem, x))
@@ -217,7 +217,7 @@ def context(problem: Problem, time_limit: float = INF, *, method: Method, seed: 
 
 def run(method: Method, problem: Problem, ctx: SolveContext) -> Termination:
     """Solve with ``method`` under ``ctx``; the termination the Solver would report."""
-    from cosolve.core.solver import termination
+    from cosolve.solver import termination
 
     return termination(method.solve(problem, ctx), ctx.deadline)
 

@@ -119,7 +119,7 @@ def test_time_limit_is_honoured(helpers):
 def test_the_worker_is_stopped_when_the_waiting_thread_raises():
     # A second Ctrl-C raises KeyboardInterrupt in the waiting thread: the sub-solver must be
     # stopped and joined before it propagates (shared by cpsat and scip).
-    from cosolve.baselines._exact import run_in_worker
+    from cosolve.baselines.exact_helpers import run_in_worker
 
     stop = threading.Event()
 

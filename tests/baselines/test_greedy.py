@@ -14,9 +14,9 @@ from cosolve.core.deadline import Deadline
 from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.registry import methods
 from cosolve.core.result import Trace
-from cosolve.core.solver import termination
 from cosolve.io import read
 from cosolve.problems import TSP, MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet, SetCover
+from cosolve.solver import termination
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 

@@ -8,9 +8,9 @@ import pytest
 
 from cosolve import Status, Termination
 from cosolve.baselines.cpsat import CpSatMethod
-from cosolve.baselines.routing import OrToolsRouting
+from cosolve.baselines.ortools_routing import OrToolsRouting
 from cosolve.baselines.scip import ScipMethod
-from cosolve.core.solver import termination
+from cosolve.solver import termination
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from cosolve import Solver, Status, Termination
-from cosolve.baselines.routing import OrToolsRouting
+from cosolve.baselines.ortools_routing import OrToolsRouting
 from cosolve.core.registry import methods
 
 

@@ -366,8 +366,8 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
 
 
 def test_reading_a_folder_without_results_is_refused_and_creates_nothing(tmp_path):
-    from cosolve.bench.store import Store
     from cosolve.errors import UsageError
+    from cosolve.harness.store import Store
 
     missing = tmp_path / "not-a-results-folder"
     with pytest.raises(UsageError, match=r"no results\.sqlite here"):

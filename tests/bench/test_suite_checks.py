@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from cosolve.bench.runner import check_suite, run_suite
-from cosolve.bench.suite import load_suite, resolve_instances
 from cosolve.errors import InputError, UsageError
+from cosolve.harness.runner import check_suite, run_suite
+from cosolve.harness.suite import load_suite, resolve_instances
 
 SCP41 = Path(__file__).resolve().parents[2] / "instances" / "setcover" / "scp41.txt"
 
@@ -118,8 +118,8 @@ def test_a_reference_file_that_names_none_of_the_sets_instances_is_refused(tmp_p
 
 
 def test_a_resumed_run_gives_recorded_jobs_the_corrected_reference(tmp_path):
-    from cosolve.bench.store import Store
-    from cosolve.bench.suite import Instance
+    from cosolve.harness.store import Store
+    from cosolve.harness.suite import Instance
 
     store = Store(tmp_path)
     with store.db:

@@ -4,9 +4,9 @@ import sqlite3
 
 import numpy as np
 
-from cosolve.bench.store import Store
-from cosolve.bench.suite import load_suite, resolve_instances
 from cosolve.generators.distributions import sample_graph
+from cosolve.harness.store import Store
+from cosolve.harness.suite import load_suite, resolve_instances
 from cosolve.io import read
 
 SUITE = """

@@ -3,8 +3,8 @@
 import numpy as np
 import torch
 
-from cosolve.diffusion.cam import CAMConfig, CAMTask
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
 from cosolve.training.adjoint import matching_loss
 
 

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from cosolve.diffusion.batch import GraphBatch
-from cosolve.diffusion.cam import CAMConfig, CAMTask, load_checkpoint
-from cosolve.diffusion.policy import GraphTensors
 from cosolve.errors import InputError
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.methods.cam.cam_task import CAMConfig, CAMTask, load_checkpoint
+from cosolve.methods.cam.flip_policy import GraphTensors
 from cosolve.training.loop import save_model
 
 TINY = dict(
@@ -55,10 +55,10 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
 @pytest.mark.parametrize("kind", ["mis", "maxclique", "maxcut", "mds"])
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint(kind):
     from cosolve.diffusion.batch import GraphBatch
-    from cosolve.diffusion.methods import DEFAULT_CHECKPOINTS
-    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy, NumpyGraph, load_numpy_checkpoint
-    from cosolve.diffusion.policy import GraphTensors
     from cosolve.generators.distributions import sample_graph
+    from cosolve.methods.cam.cam_method import DEFAULT_CHECKPOINTS
+    from cosolve.methods.cam.flip_policy import GraphTensors
+    from cosolve.methods.cam.flip_policy_numpy import NumpyFlipPolicy, NumpyGraph, load_numpy_checkpoint
     from cosolve.training.checkpoint import shipped_folder
 
     folder = shipped_folder() / DEFAULT_CHECKPOINTS[kind]
@@ -88,7 +88,7 @@ def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint(kind):
 
 
 def test_numpy_policy_round_trips_through_torch():
-    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy
+    from cosolve.methods.cam.flip_policy_numpy import NumpyFlipPolicy
 
     torch.manual_seed(3)
     config = CAMConfig(hidden=8, layers=2, time_features=4)
@@ -115,8 +115,8 @@ def test_solving_with_a_saved_model_imports_no_torch(tmp_path):
 
 
 def test_untrained_residual_policy_gives_rlsa_logits_and_numpy_agrees():
-    from cosolve.diffusion.numpy_policy import NumpyFlipPolicy, NumpyGraph
     from cosolve.diffusion.sampler import regularised_logits, rlsa_defaults
+    from cosolve.methods.cam.flip_policy_numpy import NumpyFlipPolicy, NumpyGraph
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, base="rlsa")
     task = CAMTask(config)

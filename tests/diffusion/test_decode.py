@@ -5,7 +5,7 @@ import pytest
 
 from cosolve.diffusion.decode import best_of, decode
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi
-from cosolve.heuristics.graphs import min_degree_mis
+from cosolve.heuristics.graphs.greedy_constructions import min_degree_mis
 from cosolve.problems import MaximumIndependentSet
 from tests.oracles import brute_force_binary
 

@@ -7,10 +7,10 @@ import torch
 
 from cosolve import Solver
 from cosolve.core.result import Status, Termination
-from cosolve.diffusion.cam import CAMConfig, CAMTask
 from cosolve.errors import InputError, UsageError
 from cosolve.generators.distributions import sample_graph
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
 from cosolve.training.loop import save_model
 from tests.oracles import brute_force_binary
 

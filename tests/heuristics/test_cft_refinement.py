@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cosolve.heuristics import cft
-from cosolve.heuristics.cft import FIX_THRESHOLD, CoverPool, RefineStats, Residual, columns_to_fix, refine
-from cosolve.heuristics.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
-from cosolve.heuristics.setcover import greedy_set_cover
+from cosolve.heuristics.setcover import three_phase as cft
+from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound, lagrangian_greedy_kernel
+from cosolve.heuristics.setcover.three_phase import FIX_THRESHOLD, CoverPool, RefineStats, Residual, columns_to_fix, refine
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
 from tests.heuristics.setcover_cases import random_cover

@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from cosolve.heuristics.graphs import (
+from cosolve.heuristics.graphs.greedy_constructions import (
     clique_starts,
     greedy_clique,
     greedy_dominating_set,

@@ -9,10 +9,10 @@ import pytest
 
 from cosolve.diffusion.decode import decode
 from cosolve.diffusion.polish import cut_disagreement, local_search, polish
-from cosolve.heuristics.graph_polish import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
-from cosolve.heuristics.graphs import closed_neighborhoods, weighted_adjacency
+from cosolve.heuristics.graphs.greedy_constructions import closed_neighborhoods, weighted_adjacency
+from cosolve.heuristics.graphs.local_searches import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
+from cosolve.heuristics.graphs.numvc import VertexCoverSearch
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
-from cosolve.heuristics.vertex_cover_search import VertexCoverSearch
 from cosolve.problems import MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet
 from tests.oracles import brute_force_binary
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from cosolve.heuristics.lagrangian import lagrangian_bound
-from cosolve.heuristics.setcover import greedy_set_cover
+from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
 from tests.heuristics.setcover_cases import random_cover
 from tests.oracles import all_covers
 

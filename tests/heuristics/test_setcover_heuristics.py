@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from cosolve.errors import InputError
-from cosolve.heuristics.setcover import (
+from cosolve.heuristics.setcover.greedy_cover import (
     chvatal_greedy,
     chvatal_greedy_kernel,
     greedy_set_cover,

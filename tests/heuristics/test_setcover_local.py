@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from cosolve.heuristics.setcover import greedy_set_cover
-from cosolve.heuristics.setcover_local import swap_local_search
+from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
+from cosolve.heuristics.setcover.swap_search import swap_local_search
 from cosolve.problems import SetCover
 
 

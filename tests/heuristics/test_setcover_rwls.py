@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from cosolve.heuristics.lagrangian import lagrangian_bound
-from cosolve.heuristics.setcover import greedy_set_cover
-from cosolve.heuristics.setcover_rwls import rwls, rwls_kernel, rwls_on_core
+from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
+from cosolve.heuristics.setcover.row_weighting import rwls, rwls_kernel, rwls_on_core
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
 from tests.heuristics.setcover_cases import random_cover

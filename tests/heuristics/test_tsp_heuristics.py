@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cosolve.heuristics.tsp import candidate_lists, nearest_neighbor_tour, tour_length, two_opt
+from cosolve.heuristics.tsp.tour_construction import candidate_lists, nearest_neighbor_tour, tour_length, two_opt
 from cosolve.problems import TSP
 
 

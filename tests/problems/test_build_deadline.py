@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from cosolve import Solver, Status, Termination
+from cosolve.core.problem import BuildStopped, build_deadline, build_range
 from cosolve.generators.setcover import random_setcover
-from cosolve.problems.base import BuildStopped, build_deadline, build_range
 
 
 def test_build_range_checks_the_active_deadline():

@@ -111,7 +111,7 @@ def test_a_stray_file_in_a_training_folder_is_named_as_one_to_move_out(tmp_path)
 
 def test_a_resumed_run_continues_the_saved_one(tmp_path):
     from cosolve.core.method import FitContext
-    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 
@@ -135,7 +135,7 @@ def test_a_resumed_run_continues_the_saved_one(tmp_path):
 
 def test_an_interrupted_run_says_so_and_how_to_continue(tmp_path):
     from cosolve.core.method import FitContext
-    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 
@@ -151,7 +151,7 @@ def test_an_interrupted_run_says_so_and_how_to_continue(tmp_path):
 
 def test_a_step_that_would_not_fit_the_time_left_is_not_started(monkeypatch):
     from cosolve.core.method import FitContext
-    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 
@@ -192,7 +192,7 @@ def test_fit_needs_a_limit_and_data_of_a_trainable_kind(tmp_path):
 
 
 def test_training_options_are_refused_before_the_set_up_does_any_work(monkeypatch):
-    from cosolve.diffusion.methods import CAM
+    from cosolve.methods.cam.cam_method import CAM
 
     def prepare(self, problem):
         raise AssertionError("the set-up ran")
@@ -210,7 +210,7 @@ def test_a_residual_policy_trains_saves_and_solves_from_its_checkpoint(tmp_path)
     graph = erdos_renyi(30, 0.2, seed=5)
     result = Solver("cam", checkpoint=str(tmp_path / "residual"), time_limit=None, rounds=2).solve(graph)
     assert graph.evaluate(result.solution).feasible
-    from cosolve.diffusion.numpy_policy import load_numpy_checkpoint
+    from cosolve.methods.cam.flip_policy_numpy import load_numpy_checkpoint
 
     _policy, config, _ = load_numpy_checkpoint(tmp_path / "residual")
     assert config.base == "rlsa"
@@ -239,7 +239,7 @@ def test_training_with_compared_chains_runs():
 
 def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_on_the_cpu_only():
     from cosolve.core.method import FitContext
-    from cosolve.methods.glns.train import GLNSConfig, GLNSTask
+    from cosolve.methods.glns.glns_task import GLNSConfig, GLNSTask
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 
@@ -252,7 +252,7 @@ def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_
 
 def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp_path):
     from cosolve.core.method import FitContext
-    from cosolve.diffusion.cam import CAMConfig, CAMTask
+    from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 
@@ -270,7 +270,7 @@ def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp
 
 def test_a_run_may_resume_on_another_device_and_its_card_says_where_it_trained(tmp_path):
     from cosolve.core.method import FitContext
-    from cosolve.diffusion.cam import CAMConfig, CAMTask, load_checkpoint
+    from cosolve.methods.cam.cam_task import CAMConfig, CAMTask, load_checkpoint
     from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
 

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from cosolve.diffusion.batch import GraphBatch
-from cosolve.diffusion.cam import CAMConfig, load_checkpoint
 from cosolve.diffusion.inference import graph_logits
-from cosolve.diffusion.policy import GraphTensors
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.methods.cam.cam_task import CAMConfig, load_checkpoint
+from cosolve.methods.cam.flip_policy import GraphTensors
 from cosolve.training.adjoint import matching_loss
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA GPU")

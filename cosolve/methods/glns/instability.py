@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from cosolve.core.numba_compile import njit
 from cosolve.diffusion.energies import CoverEnergy
 from cosolve.diffusion.sampler import FlipRule, rlsa_rule, rollout
-from cosolve.methods.glns.config import COVER_PENALTY
+from cosolve.methods.glns.glns_config import COVER_PENALTY
 from cosolve.methods.glns.lns import Ranker, SearchState
 
 
@@ -158,9 +158,9 @@ def gradient_rule(tau: float = 0.1, d: int = 5) -> RuleFactory:
 
 def learned_rule(policy: Any) -> RuleFactory:
     """The trained set cover policy as the flip rule, run in numpy
-    (:class:`~cosolve.methods.glns.numpy_model.NumpyCoverPolicy`; a torch
-    :class:`~cosolve.methods.glns.model.CoverPolicy` is converted first)."""
-    from cosolve.methods.glns.numpy_model import CoverGraph, NumpyCoverPolicy, numpy_cover_rule
+    (:class:`~cosolve.methods.glns.cover_policy_numpy.NumpyCoverPolicy`; a torch
+    :class:`~cosolve.methods.glns.cover_policy.CoverPolicy` is converted first)."""
+    from cosolve.methods.glns.cover_policy_numpy import CoverGraph, NumpyCoverPolicy, numpy_cover_rule
 
     if not isinstance(policy, NumpyCoverPolicy):
         policy = NumpyCoverPolicy.from_torch(policy)

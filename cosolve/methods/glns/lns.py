@@ -1,12 +1,12 @@
 """The set cover large neighbourhood search shared by ``glns`` and ``lns-random``.
 
 1. Start: Chvátal's greedy, redundancy removal and the swap local search
-   (:mod:`cosolve.heuristics.setcover_local`).
-2. Bound: the Lagrangian bound by subgradient optimisation (:mod:`cosolve.heuristics.lagrangian`),
+   (:mod:`cosolve.heuristics.setcover.swap_search`).
+2. Bound: the Lagrangian bound by subgradient optimisation (:mod:`cosolve.heuristics.setcover.lagrangian`),
    reported as the result's bound; its reduced costs fix out the columns no better cover can use
    and give each row its candidate columns. CFT's Lagrangian greedy heuristic, run along a short
    subgradient phase on the core, then the local search, gives a first cover; CFT's refinement
-   (:mod:`cosolve.heuristics.cft`: three-phase re-solves around the best cover) improves it for at
+   (:mod:`cosolve.heuristics.setcover.three_phase`: three-phase re-solves around the best cover) improves it for at
    most ``refine_share`` of the remaining budget, or until a whole cycle of it finds nothing.
 3. Loop until the deadline: a *ranker* orders columns (GLNS: by instability along a denoising
    trajectory; ``lns-random``: at random; either, with the ``neighbourhood`` option, by the targeted
@@ -16,7 +16,7 @@
    by the swap search; the size adapts to how the repairs went. After ``refine_patience`` repairs
    in a row find nothing, or once repairs without a cheaper cover have taken ``refine_balance``
    times the last local search's seconds, a local search runs from the incumbent: the row-weighting
-   local search on a core (:mod:`cosolve.heuristics.setcover_rwls`; ``local_search="refine"``: one
+   local search on a core (:mod:`cosolve.heuristics.setcover.row_weighting`; ``local_search="refine"``: one
    more CFT refinement, a cycle without a cheaper cover ending it). With ``repair_probation`` > 0,
    once the repairs have taken that share of the loop's budget without finding a cheaper cover
    (since their last one; on OR-Library-like and scattered rail-like instances none ever does),
@@ -37,11 +37,11 @@ import numpy as np
 
 from cosolve.core.method import Outcome, SolveContext
 from cosolve.core.result import Status, Termination
-from cosolve.heuristics.cft import CoverPool, RefineStats, refine
-from cosolve.heuristics.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
-from cosolve.heuristics.setcover import chvatal_greedy, remove_redundant
-from cosolve.heuristics.setcover_local import swap_local_search
-from cosolve.heuristics.setcover_rwls import rwls_on_core
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
+from cosolve.heuristics.setcover.lagrangian import LagrangianBound, lagrangian_bound, lagrangian_heuristic
+from cosolve.heuristics.setcover.row_weighting import rwls_on_core
+from cosolve.heuristics.setcover.swap_search import swap_local_search
+from cosolve.heuristics.setcover.three_phase import CoverPool, RefineStats, refine
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
@@ -70,7 +70,7 @@ class LNSSettings:
     rail at 60 s, equal elsewhere, bench/results/setcover-glns-adapt);
     ``refine_fresh``: every three-phase of the refinement starts its first subgradient phase from
     CFT's initial multipliers of its residual instead of the whole instance's best ones, perturbed
-    (:func:`cosolve.heuristics.cft.refine`'s ``fresh_multipliers``);
+    (:func:`cosolve.heuristics.setcover.three_phase.refine`'s ``fresh_multipliers``);
     ``repair_probation``: the share of the budget left when the loop starts that the repairs may
     take without finding a cheaper cover (``probation_since``: counted from the repairs' last
     cheaper cover, "gain", the default since 2026-12-05, bench/results/setcover-probation-gain; or

@@ -7,7 +7,7 @@ row brings its *candidate* columns (its few columns of least Lagrangian reduced 
 size budget. Everything else stays fixed at the incumbent. The sub-problem then asks to cover,
 with free columns only, every row that the fixed columns leave uncovered.
 
-Arrays follow :mod:`cosolve.heuristics.setcover` (CSR ``row_ptr``/``row_idx``, CSC
+Arrays follow :mod:`cosolve.heuristics.setcover.greedy_cover` (CSR ``row_ptr``/``row_idx``, CSC
 ``col_ptr``/``col_idx``); candidate lists are a CSR-like pair ``cand_ptr`` (m+1,), ``cand_idx``.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosolve.core.numba_compile import njit
-from cosolve.heuristics.setcover import smallest_k
+from cosolve.heuristics.setcover.greedy_cover import smallest_k
 
 
 @njit(cache=True)

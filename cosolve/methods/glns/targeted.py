@@ -10,7 +10,7 @@ column's rows with their candidate columns and the incumbent's columns covering 
   deviation of the incumbent's reduced costs: a column with a large ``r_j`` costs more than the
   bound values the rows it covers, so its rows are where the cover is expensive against the bound.
 - :func:`disagreement_ranker`: the columns that are in some but not all covers of the search's
-  pool (the cheapest distinct covers it has found, :class:`cosolve.heuristics.cft.CoverPool`), in
+  pool (the cheapest distinct covers it has found, :class:`cosolve.heuristics.setcover.three_phase.CoverPool`), in
   random order, so the neighbourhood frees the rows where good covers differ; then random columns
   (all of them while the pool holds fewer than two covers or they all agree), so that a few
   disputed columns do not cap the neighbourhood below its size.

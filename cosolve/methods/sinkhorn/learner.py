@@ -7,7 +7,7 @@ One training step: a minibatch of instances -> logits (B, n, n) -> the temperatu
 soft permutations -> the task's loss on the reordered instance, averaged over samples -> Adam.
 Decoding runs the Hungarian algorithm on the noiseless logits.
 
-A *task* (:class:`~cosolve.methods.sinkhorn.task.Task`) knows its network, how a batch of
+A *task* (:class:`~cosolve.methods.sinkhorn.permutation_task.Task`) knows its network, how a batch of
 instances becomes tensors, its loss and its metrics: sorting (:mod:`cosolve.methods.sinkhorn.sorting`)
 and jigsaw (:mod:`cosolve.methods.sinkhorn.jigsaw_net`).
 
@@ -33,12 +33,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from cosolve.core.problem import Problem
 from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.decode import hungarian
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn, log_sinkhorn
-from cosolve.methods.sinkhorn.task import Task, tasks
+from cosolve.methods.sinkhorn.permutation_task import Task, tasks
 from cosolve.methods.sinkhorn.training_config import SinkhornConfig
-from cosolve.problems.base import Problem
 from cosolve.training.loop import TrainingTask
 from cosolve.training.progress import Validation
 

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
-from cosolve.methods.sinkhorn.task import Task
+from cosolve.methods.sinkhorn.permutation_task import Task
 from cosolve.problems.sorting import Sorting
 
 #: where :meth:`SortingNet.calibrate` puts the training values: ``[OFFSET, OFFSET + 1]``

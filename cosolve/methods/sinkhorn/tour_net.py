@@ -1,10 +1,10 @@
 """A network trained across TSP instances that gives the Gumbel–Sinkhorn TSP its starting logits.
 
-The per-instance solve (:mod:`cosolve.methods.sinkhorn.routing`) optimises free logits on the
+The per-instance solve (:mod:`cosolve.methods.sinkhorn.latent_tour`) optimises free logits on the
 candidate edges of one instance from noise. Here an MLP maps each candidate edge's scale-free
 features (:func:`edge_features`) to its logit, and ``Solver("gumbel-sinkhorn").fit(...)`` on TSP
 instances (a folder, a list, or a distribution such as ``tsp-uniform``) trains it with the same
-label-free loss as the latent, :func:`~cosolve.methods.sinkhorn.routing.successor_loss` (expected
+label-free loss as the latent, :func:`~cosolve.methods.sinkhorn.latent_tour.successor_loss` (expected
 tour length plus the two-city-cycle mass), per city, through sparse Gumbel–Sinkhorn with the
 entropy-adaptive temperature whose base falls linearly from ``start`` to ``end`` over the training
 budget (the loop's ``tau``: :mod:`cosolve.training.loop`, which also validates, keeps the best
@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from cosolve.heuristics.tsp import pair_distances_kernel
-from cosolve.methods.sinkhorn.routing import CandidateGraph, greedy_edge_search, heat, successor_loss
+from cosolve.heuristics.tsp.tour_construction import pair_distances_kernel
+from cosolve.methods.sinkhorn.latent_tour import CandidateGraph, greedy_edge_search, heat, successor_loss
 from cosolve.methods.sinkhorn.sparse import sparse_gumbel_sinkhorn, sparse_log_sinkhorn, sparse_temperature
 from cosolve.methods.sinkhorn.training_config import SinkhornConfig
 from cosolve.training.loop import TrainingTask

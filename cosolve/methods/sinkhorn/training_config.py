@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule
-from cosolve.training.config import TrainingConfig
+from cosolve.training.hyperparameters import TrainingConfig
 
 
 @dataclass
 class SinkhornConfig(TrainingConfig):
-    """:class:`~cosolve.training.config.TrainingConfig` of a network trained through Gumbel–Sinkhorn:
+    """:class:`~cosolve.training.hyperparameters.TrainingConfig` of a network trained through Gumbel–Sinkhorn:
     ``hidden`` units, the relaxation (``samples`` Gumbel draws, ``sinkhorn_iterations``, the
     ``temperature`` variant with its adaptive ``threshold`` and ``max_boost``), ``batch_size``
     instances per step and at most ``validation_size`` held out; ``tau`` is the base temperature,

@@ -17,9 +17,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from cosolve.core.problem import Evaluation, ExactModel, Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.base import Evaluation, ExactModel, Problem
 from cosolve.problems.conjoint.model import interaction_blocks
 from cosolve.problems.registry import ProblemKind, register_kind
 

@@ -88,7 +88,7 @@ def test_bad_checkpoint_is_a_clear_error(tmp_path):
 
 def test_fit_lowers_the_validation_energy_and_round_trips(tmp_path):
     from cosolve.generators.distributions import get_distribution
-    from cosolve.methods.glns.train import load_checkpoint
+    from cosolve.methods.glns.glns_task import load_checkpoint
 
     solver = Solver("glns", train_time=300, iterations=60, validation_instances=3, validate_every=1e9, seed=0)
     solver.fit(get_distribution("balas-ho"), out=tmp_path, progress=False)
@@ -172,10 +172,10 @@ def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_o
 
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint():
     from cosolve.diffusion.energies import CoverEnergy
-    from cosolve.methods.glns.methods import GLNS_CHECKPOINT
-    from cosolve.methods.glns.model import CoverTensors, cover_logits
-    from cosolve.methods.glns.numpy_model import CoverGraph, load_numpy_checkpoint
-    from cosolve.methods.glns.train import load_checkpoint
+    from cosolve.methods.glns.cover_policy import CoverTensors, cover_logits
+    from cosolve.methods.glns.cover_policy_numpy import CoverGraph, load_numpy_checkpoint
+    from cosolve.methods.glns.glns_task import load_checkpoint
+    from cosolve.methods.glns.lns_methods import GLNS_CHECKPOINT
     from cosolve.training.checkpoint import shipped_folder
 
     folder = shipped_folder() / GLNS_CHECKPOINT

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from cosolve.heuristics.lagrangian import lagrangian_bound
-from cosolve.heuristics.setcover import greedy_set_cover
+from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.instability import extract_region, generate, gradient_rule, region_kernel
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel

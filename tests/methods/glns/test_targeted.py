@@ -8,8 +8,8 @@ import pytest
 
 import cosolve.methods.glns.targeted as targeted
 from cosolve import Solver
-from cosolve.heuristics.cft import CoverPool
-from cosolve.heuristics.lagrangian import lagrangian_bound
+from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
+from cosolve.heuristics.setcover.three_phase import CoverPool
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.lns import POOL_SIZE
 from cosolve.methods.glns.targeted import disagreement_ranker, expensive_ranker, expensive_row

@@ -11,8 +11,8 @@ import torch
 from cosolve import Solver
 from cosolve.errors import UsageError
 from cosolve.generators.tsp import random_tsp
-from cosolve.heuristics.tsp import candidate_lists
-from cosolve.methods.sinkhorn.routing import Adam, heat, successor_loss
+from cosolve.heuristics.tsp.tour_construction import candidate_lists
+from cosolve.methods.sinkhorn.latent_tour import Adam, heat, successor_loss
 from cosolve.methods.sinkhorn.sparse import SparsePattern
 from tests.oracles import brute_force_tsp
 

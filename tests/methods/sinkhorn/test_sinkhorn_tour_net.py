@@ -10,7 +10,7 @@ import torch
 from cosolve import Solver
 from cosolve.errors import InputError, UsageError
 from cosolve.generators.tsp import random_tsp
-from cosolve.methods.sinkhorn.routing import CandidateGraph
+from cosolve.methods.sinkhorn.latent_tour import CandidateGraph
 from cosolve.methods.sinkhorn.tour_net import EDGE_FEATURES, edge_features, load_tour_net, network_logits
 from cosolve.problems.tsp import TSP
 from tests.oracles import brute_force_tsp

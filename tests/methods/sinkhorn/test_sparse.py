@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from cosolve.heuristics.tsp import candidate_lists
+from cosolve.heuristics.tsp.tour_construction import candidate_lists
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, double_centre, log_sinkhorn
 from cosolve.methods.sinkhorn.sparse import (
     SparsePattern,
