@@ -21,8 +21,9 @@ from cosolve.diffusion.decode import decode
 from cosolve.diffusion.sampler import times, uniform_start
 from cosolve.heuristics.graphs.greedy_constructions import min_degree_mis
 from cosolve.io import read
+from cosolve.methods.cam.cam_checkpoint import load_numpy_checkpoint
 from cosolve.methods.cam.cam_method import DEFAULT_CHECKPOINTS
-from cosolve.methods.cam.flip_policy_numpy import NumpyGraph, load_numpy_checkpoint, numpy_rule
+from cosolve.methods.cam.flip_policy_numpy import NumpyGraph, numpy_rule
 from cosolve.training.checkpoint import shipped_folder
 
 

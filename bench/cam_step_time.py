@@ -16,8 +16,9 @@ import numpy as np
 
 from cosolve.diffusion.batch import GraphBatch
 from cosolve.io import read
+from cosolve.methods.cam.cam_checkpoint import load_numpy_checkpoint
 from cosolve.methods.cam.cam_method import DEFAULT_CHECKPOINTS
-from cosolve.methods.cam.flip_policy_numpy import NumpyGraph, load_numpy_checkpoint
+from cosolve.methods.cam.flip_policy_numpy import NumpyGraph
 from cosolve.training.checkpoint import shipped_folder
 
 

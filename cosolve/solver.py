@@ -15,11 +15,15 @@ from typing import Any
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import FitContext, Method, Outcome, SolveContext
 from cosolve.core.numba_compile import compile_seconds
-from cosolve.core.problem import Problem
-from cosolve.core.registry import AUTO, get_method, methods
+from cosolve.core.problem import Problem, verdict
+from cosolve.core.registry import AUTO
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
 from cosolve.core.threads import ThreadLimits
+from cosolve.core.warmup import warm_up
 from cosolve.errors import InputError, UsageError
+from cosolve.io.detect import load_instance
+from cosolve.method_catalog import get_method, methods
+from cosolve.problems.registry import get_kind, tiny_instance
 
 Instance = Problem | str | PathLike
 
@@ -47,19 +51,6 @@ def _ctrl_c_interrupts(deadline: Deadline) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def load_instance(instance: Instance, *, problem: str | None = None, format: str | None = None) -> Problem:
-    """A :class:`Problem` as given, or read from a path with :func:`cosolve.io.read`."""
-    if isinstance(instance, Problem):
-        if problem is not None and problem != instance.kind:
-            raise UsageError(f"instance is a {instance.kind} problem, not {problem}")
-        return instance
-    if not isinstance(instance, str | PathLike):
-        raise UsageError(f"instance must be a Problem or the path of an instance file, got {type(instance).__name__}")
-    from cosolve.io import read
-
-    return read(instance, format=format, problem=problem)
 
 
 def missing_paths(cls: type[Method], options: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -92,12 +83,6 @@ def termination(outcome: Outcome, deadline: Deadline) -> Termination:
     """Why a solve stopped: the method's own word, except that a solve whose deadline was
     interrupted (Ctrl-C, :meth:`Solver.interrupt`) reports ``interrupted``."""
     return Termination.INTERRUPTED if deadline.interrupted else outcome.termination
-
-
-def verdict(problem: Problem, solution: Any) -> tuple[float, bool, str | None]:
-    """The problem's evaluation of ``solution`` as the trace takes it."""
-    e = problem.evaluate(solution)
-    return e.objective, e.feasible, e.violation
 
 
 def _seconds(name: str, value: Any) -> None:
@@ -173,8 +158,6 @@ class Solver:
         _whole("threads", self.threads, 1)
         _whole("seed", self.seed, 0)
         if self.problem is not None:
-            from cosolve.problems.registry import get_kind
-
             get_kind(self.problem)
         if self.method != AUTO or self.problem is not None:
             cls = self._method_class(self.problem)
@@ -231,8 +214,9 @@ class Solver:
     # ------------------------------------------------------------------ solving
 
     def prepare(self, problem: Problem) -> float:
-        """Do the method's one-time set-up for problems like ``problem`` now (load its model,
-        compile its kernels) rather than in the first :meth:`solve`; returns the seconds it took
+        """Do the method's one-time set-up for problems like ``problem`` now (load its model, and
+        for methods with ``warm_up`` solve the kind's tiny instance: imports, numba compilation;
+        :func:`cosolve.core.warmup.warm_up`) rather than in the first :meth:`solve`; returns the seconds it took
         (about 0 once done). Every solve's ``Result.setup_time`` is the seconds of the set-up its
         method did for that kind, whether it happened here or in the first solve (which counts
         them against its budget with ``setup_in_budget``)."""
@@ -243,6 +227,9 @@ class Solver:
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
+            tiny = tiny_instance(problem.kind) if method.warm_up else None
+            if tiny is not None:
+                warm_up(method, tiny)
             limits.apply()
             seconds = time.perf_counter() - start
         key = (method.name, problem.kind)

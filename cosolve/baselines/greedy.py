@@ -149,9 +149,9 @@ def _tsp(problem: Problem, ctx: SolveContext) -> Outcome:
         NEIGHBOR_LIST_MIN_CITIES,
         candidate_lists,
         nearest_neighbor_tour,
-        tour_length,
         two_opt,
     )
+    from cosolve.problems.tsp_distances import tour_length
 
     points, metric, stop = problem.points, problem.metric_code, _stop(ctx)
     neighbors = candidate_lists(points, metric=metric) if problem.n >= NEIGHBOR_LIST_MIN_CITIES else None

@@ -58,7 +58,7 @@ class TourIls(Method):
     }
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.heuristics.graphs.local_searches import seed_numba_random
+        from cosolve.heuristics.numba_random import seed_numba_random
         from cosolve.heuristics.tsp.iterated_local_search import TourSearch, iterated_local_search
         from cosolve.heuristics.tsp.tour_construction import candidate_lists
 

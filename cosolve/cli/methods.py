@@ -9,7 +9,7 @@ from typing import Any
 
 from cosolve.core.options import Option
 from cosolve.core.registry import AUTO
-from cosolve.core.registry import methods as registered
+from cosolve.method_catalog import methods as registered
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -50,7 +50,7 @@ def plot_solution(problem: Problem, solution: np.ndarray, path: str, *, title: s
 
     fig = get_kind(problem.kind).plot(problem, solution, title)
     fig.tight_layout()
-    from cosolve.io.solution import atomic_path
+    from cosolve.io.files import atomic_path
 
     try:
         with atomic_path(path) as tmp:  # an existing picture stays as it was if the write fails

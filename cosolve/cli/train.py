@@ -14,7 +14,7 @@ from cosolve.errors import UsageError
 
 
 def _trainable() -> dict[str, type]:
-    from cosolve.core.registry import methods
+    from cosolve.method_catalog import methods
 
     return {name: cls for name, cls in methods().items() if cls.trainable()}
 

@@ -106,7 +106,7 @@ class Method:
     fit_options: ClassVar[dict[str, Option]] = {}
     #: solve options that :meth:`fit` reads too (``cosolve train`` refuses the others: it would ignore them)
     fit_reads: ClassVar[frozenset[str]] = frozenset()
-    #: whether :meth:`prepare` runs a warm-up solve (a method that honours its deadline)
+    #: whether the Solver's set-up runs a warm-up solve (a method that honours its deadline)
     warm_up: ClassVar[bool] = False
     #: options that replace the resolved ones in warm-up solves (say, to end a search early)
     warm_up_options: ClassVar[dict[str, Any]] = {}
@@ -149,16 +149,10 @@ class Method:
 
     def prepare(self, problem: Problem) -> None:
         """One-time set-up for solving problems like ``problem``, done before the solve's clock
-        starts and reported as ``Result.setup_time``. Methods with ``warm_up = True`` (the
-        built-in ones) solve a tiny instance of the same kind once here (imports, numba
-        compilation); learned methods load their model here too. Cheap when repeated."""
-        prepared = self.__dict__.setdefault("_prepared_kinds", set())
-        if not self.warm_up or problem.kind in prepared:
-            return
-        prepared.add(problem.kind)
-        from cosolve.core.warmup import warm_up
-
-        warm_up(self, problem.kind)
+        starts and reported as ``Result.setup_time``: learned methods load their model here.
+        Cheap when repeated. The Solver then runs a warm-up solve of the kind's tiny instance for
+        methods with ``warm_up = True`` (the built-in ones: imports, numba compilation;
+        :mod:`cosolve.core.warmup`)."""
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
         raise NotImplementedError

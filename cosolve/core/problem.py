@@ -152,3 +152,10 @@ def build_range(n: int, every: int = 4096) -> Iterator[int]:
         if stop():
             raise BuildStopped
         yield from range(low, min(n, low + every))
+
+
+def verdict(problem: Problem, solution: Any) -> tuple[float, bool, str | None]:
+    """``problem``'s evaluation of ``solution`` as a :class:`~cosolve.core.result.Trace` takes it:
+    (objective, feasible, violation)."""
+    e = problem.evaluate(solution)
+    return e.objective, e.feasible, e.violation

@@ -1,18 +1,19 @@
-"""Warm-up solves: run a method once on a tiny instance of a problem kind, so that imports, JIT
-compilation (numba) and lazy initialisation happen before a timed solve rather than inside it."""
+"""Warm-up solves: run a method on a tiny instance of a problem kind, so that imports, JIT
+compilation (numba) and lazy initialisation happen before a timed solve rather than inside it.
+
+The facade (:meth:`cosolve.solver.Solver.prepare`) calls :func:`warm_up` once per method and kind
+with the kind's tiny instance (:func:`cosolve.problems.registry.tiny_instance`)."""
 
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
 from cosolve.core.deadline import Deadline
-from cosolve.core.problem import Problem
+from cosolve.core.method import Method, SolveContext
+from cosolve.core.numba_compile import compile_seconds
+from cosolve.core.problem import Problem, verdict
 from cosolve.core.result import Trace
 from cosolve.errors import CosolveError
-
-if TYPE_CHECKING:
-    from cosolve.core.method import Method
 
 WARM_UP_SECONDS = 0.5
 #: at most this many passes (a method that compiles a new kernel in every pass would not settle)
@@ -21,17 +22,10 @@ WARM_UP_PASSES = 6
 OVERRUN_FACTOR = 1.5
 
 
-def tiny_instance(kind: str) -> Problem | None:
-    """The kind's few-variable instance (None for kinds without one, such as mip)."""
-    from cosolve.problems.registry import get_kind
-
-    make = get_kind(kind).tiny
-    return None if make is None else make()
-
-
-def warm_up(method: Method, kind: str) -> None:
-    """Solve a tiny instance of ``kind`` with ``method`` (one round for methods with a
-    ``rounds`` option, and the method's ``warm_up_options``); the result is discarded.
+def warm_up(method: Method, problem: Problem) -> None:
+    """Solve the tiny instance ``problem`` with ``method`` (one round for methods with a
+    ``rounds`` option, and the method's ``warm_up_options``); the result is discarded. Does
+    nothing for methods without ``warm_up``, or when ``method`` was warmed up on the kind before.
 
     Each pass has a deadline of :data:`WARM_UP_SECONDS` whose clock stops while numba compiles,
     so compiling a kernel never uses up a pass and skips the code after it, however slow the
@@ -44,11 +38,10 @@ def warm_up(method: Method, kind: str) -> None:
     bounded by one round: such a pass that reaches its deadline was cut short (say the sampler
     ran, and the polish after it was skipped), so another runs.
     """
-    from cosolve.core.numba_compile import compile_seconds
-
-    problem = tiny_instance(kind)
-    if problem is None:
+    warmed = method.__dict__.setdefault("_warmed_kinds", set())
+    if not method.warm_up or problem.kind in warmed:
         return
+    warmed.add(problem.kind)
     bounded = "rounds" in method.options
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS, uncounted=compile_seconds)
@@ -65,8 +58,6 @@ def warm_up(method: Method, kind: str) -> None:
 
 def _warm_up_pass(method: Method, problem: Problem, deadline: Deadline) -> bool:
     """One warm-up solve; whether it found a solution."""
-    from cosolve.core.method import SolveContext
-    from cosolve.solver import verdict
 
     options = method.resolve(problem, WARM_UP_SECONDS)
     if "rounds" in options:

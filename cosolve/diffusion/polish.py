@@ -1,6 +1,6 @@
 """Polishing a decoded graph solution with the problem's local search, in time-boxed chunks.
 
-The searches are in :mod:`cosolve.heuristics.graphs.local_searches`; :func:`local_search` picks the one
+The searches are in :mod:`cosolve.heuristics.graphs` (one module per problem); :func:`local_search` picks the one
 for a problem, :func:`polish` runs it in chunks of iterations sized from the measured cost of an
 iteration, so that a chunk fits in the time left, and offers each improvement.
 """
@@ -14,7 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from cosolve.heuristics.graphs.local_searches import CutTabuSearch, DominatingSetSearch, GraphLocalSearch, IndependentSetSearch
+from cosolve.heuristics.graphs.local_search import GraphLocalSearch
+from cosolve.heuristics.graphs.maxcut_search import CutTabuSearch
+from cosolve.heuristics.graphs.mds_search import DominatingSetSearch
+from cosolve.heuristics.graphs.mis_search import IndependentSetSearch
 from cosolve.heuristics.graphs.numvc import VertexCoverSearch
 from cosolve.problems.graphs import GraphProblem
 

@@ -101,7 +101,7 @@ def check_suite(suite: Suite, jobs: list[Job]) -> None:
     """Fail before running anything on an unknown method or option, a file an option names that
     does not exist, or a method/problem mismatch; each error names the suite file and the
     ``[[methods]]`` entry."""
-    from cosolve.core.registry import get_method, methods
+    from cosolve.method_catalog import get_method, methods
     from cosolve.solver import Solver, missing_paths
 
     where = {id(method): f"{suite.path}: [[methods]] #{k + 1} ({method.label})" for k, method in enumerate(suite.methods)}

@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from cosolve.errors import CosolveError, InputError
-from cosolve.io.detect import choose_kind, detect_format, holders, instance_files, instance_name
+from cosolve.io.detect import choose_kind, detect_format, holders, instance_files
+from cosolve.io.files import instance_name
 
 #: The longest budget a suite may give a job, in seconds (a week): a longer one is a typo, and the
 #: job scheduler's clock arithmetic overflows near 1e12.
@@ -322,8 +323,8 @@ def _match(base: Path, patterns: list[str], at: str) -> list[Path]:
     return files
 
 
-def _generator(name: str, at: str):  # -> cosolve.problems.registry.Generator
-    from cosolve.problems.registry import get_generator
+def _generator(name: str, at: str):  # -> cosolve.generators.registry.Generator
+    from cosolve.generators.registry import get_generator
 
     try:
         return get_generator(name)

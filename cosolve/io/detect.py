@@ -1,109 +1,27 @@
 """Open an instance file, tell its format, and dispatch to the format's reader.
 
-:func:`read` is the one entry point (``cosolve.io.read``). The helpers :func:`check_file`,
-:func:`read_bytes`, :func:`read_text` and :func:`instance_name` are shared by the readers.
+:func:`read` is the one entry point (``cosolve.io.read``), and :func:`load_instance` takes a
+Problem or a path. The file helpers the readers share are in :mod:`cosolve.io.files`.
 Readers are imported lazily, so ``import cosolve.io`` does not load HiGHS or SCIP.
 """
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import lzma
 import os
 import re
-import zlib
 from pathlib import Path
 
 from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UnknownFormatError, UsageError
+from cosolve.io.files import COMPRESSED_SUFFIXES, check_file, read_bytes, read_text
 from cosolve.io.formats import ALL_FORMATS, EXTENSIONS, FORMATS, Format
 
 _SNIFF_BYTES = 1 << 16
 _TSPLIB_HEADER = re.compile(r"^[A-Z][A-Z_0-9]*\s*:")
 _TSPLIB_SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "TOUR_SECTION", "DISPLAY_DATA_SECTION")
 _MPS_FIRST = ("NAME", "ROWS", "OBJSENSE", "OBJSENS", "OBJNAME")
-_LP_FIRST = ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum", "min", "max")
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
-
-
-def parses_as_float(token: str) -> bool:
-    """True if ``float(token)`` accepts ``token`` (including ``nan``, ``inf``, ``1e5``)."""
-    try:
-        float(token)
-    except ValueError:
-        return False
-    return True
-
-
-def check_file(path: str | os.PathLike) -> Path:
-    """``path`` as a :class:`Path` if it names a readable regular file, else :class:`InputError`."""
-    p = Path(os.fspath(path))
-    if not p.exists():
-        raise InputError("no such file", where=str(path))
-    if p.is_dir():
-        raise InputError("is a directory, not an instance file", where=str(path))
-    return p
-
-
-#: The first bytes of each compressed container cosolve reads, and its name.
-COMPRESSIONS = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
-#: File name endings of compressed files (stripped before the format's own extension is looked at).
-COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
-
-
-def compression(path: Path) -> str | None:
-    """``"gzip"``, ``"bz2"`` or ``"xz"`` if the file starts with that container's magic bytes, else None."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(6)
-    except OSError as e:
-        raise InputError(f"cannot read: {e.strerror}", where=str(path)) from None
-    return next((name for magic, name in COMPRESSIONS.items() if head.startswith(magic)), None)
-
-
-def read_bytes(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
-    """The file's bytes, decompressed if it is gzip, bzip2 or xz data; at most ``limit`` bytes if given."""
-    p = check_file(path)
-    kind = compression(p)
-    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(kind or "", open)
-    try:
-        with opener(p, "rb") as f:
-            return f.read() if limit is None else f.read(limit)
-    except (gzip.BadGzipFile, EOFError, zlib.error, lzma.LZMAError) as e:
-        raise InputError(f"corrupt {kind} data ({e})", where=str(path)) from None
-    except OSError as e:
-        if kind is not None and e.strerror is None:  # bz2 reports bad data as a bare OSError
-            raise InputError(f"corrupt {kind} data ({e})", where=str(path)) from None
-        raise InputError(f"cannot read: {e.strerror}", where=str(path)) from None
-
-
-def read_text(path: str | os.PathLike) -> str:
-    """The file as text (UTF-8; undecodable bytes become U+FFFD and fail later as bad tokens)."""
-    return read_bytes(path).decode("utf-8", errors="replace")
-
-
-def check_declared(count: int, limit: int, what: str, where: str) -> None:
-    """Refuse a header that declares more ``what`` (nodes, cities, ...) than the file can hold:
-    ``limit`` is worked out by the reader from the file's length, so that a damaged header is a
-    one-line error rather than an attempt to allocate terabytes."""
-    if count > limit:
-        raise InputError(f"the header declares {count} {what}, more than this file can hold (at most {limit})", where=where)
-
-
-def instance_name(path: str | os.PathLike) -> str:
-    """The instance name: the file name without a compression suffix (``.gz``, ``.bz2``, ``.xz``) and
-    its last extension (``scp41.txt.xz`` -> ``scp41``)."""
-    name = Path(os.fspath(path)).name
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.lower().endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    stem, dot, _ = name.rpartition(".")
-    return stem if dot and stem else name
-
-
-#: File names in an instance folder that are not instances (metadata kept beside them).
+_LP_FIRST = ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum", "min", "max")
 _NOT_INSTANCES = (".csv", ".md", ".tour", ".json", ".toml", ".sqlite")
 
 
@@ -288,3 +206,15 @@ def read(path: str | os.PathLike, *, format: str | None = None, problem: str | N
         other = " (or --format rail|orlib if it is a set cover)" if fmt.name == "rudy" else ""
         raise InputError(f"a {shown} file may hold any of {', '.join(kinds)}{choose}{other}", where=str(path))
     return fmt.read(path, problem if problem is not None or fmt.tells_kind else kinds[0])
+
+
+def load_instance(instance: Problem | str | os.PathLike, *, problem: str | None = None, format: str | None = None) -> Problem:
+    """A :class:`Problem` as given (``problem``, when given, must be its kind), or read from a
+    path with :func:`read`."""
+    if isinstance(instance, Problem):
+        if problem is not None and problem != instance.kind:
+            raise UsageError(f"instance is a {instance.kind} problem, not {problem}")
+        return instance
+    if not isinstance(instance, str | os.PathLike):
+        raise UsageError(f"instance must be a Problem or the path of an instance file, got {type(instance).__name__}")
+    return read(instance, format=format, problem=problem)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from cosolve.core.problem import Problem
+from cosolve.core.registry import Registry
 
 
 def _call(target: str) -> Callable[..., Any]:
@@ -142,9 +143,31 @@ _ALL = (
     ),
 )
 
-#: Every format by name, the ones ``--format`` takes and the sniffer's own alike.
-ALL_FORMATS: dict[str, Format] = {f.name: f for f in _ALL}
+#: Every format by name, the ones ``--format`` takes and the sniffer's own alike; packages add
+#: theirs from a module in the entry-point group ``cosolve.formats`` or in ``COSOLVE_PLUGINS``.
+ALL_FORMATS: Registry[Format] = Registry("format", group="cosolve.formats")
+for _format in _ALL:
+    ALL_FORMATS.register(_format)
+
+
+class _Derived(Mapping[str, Any]):
+    """A read-only mapping worked out from :data:`ALL_FORMATS` on each use (so it includes formats
+    registered later)."""
+
+    def __init__(self, derive: Callable[[], dict[str, Any]]) -> None:
+        self._derive = derive
+
+    def __getitem__(self, key: str) -> Any:
+        return self._derive()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._derive())
+
+    def __len__(self) -> int:
+        return len(self._derive())
+
+
 #: The formats ``--format`` takes, with their descriptions.
-FORMATS: dict[str, str] = {f.name: f.description for f in _ALL if not f.either}
+FORMATS: Mapping[str, str] = _Derived(lambda: {f.name: f.description for f in ALL_FORMATS.values() if not f.either})
 #: File name endings (lower case, without a compression suffix) and the format each implies.
-EXTENSIONS: dict[str, str] = {ext: f.name for f in _ALL for ext in f.extensions}
+EXTENSIONS: Mapping[str, str] = _Derived(lambda: {ext: f.name for f in ALL_FORMATS.values() for ext in f.extensions})

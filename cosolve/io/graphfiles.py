@@ -15,8 +15,7 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_declared, instance_name, read_text
-from cosolve.io.solution import atomic_write
+from cosolve.io.files import atomic_write, check_declared, instance_name, read_text
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
 
 

@@ -27,8 +27,7 @@ import zlib
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_declared, check_file, instance_name, read_bytes
-from cosolve.io.solution import atomic_path
+from cosolve.io.files import atomic_path, check_declared, check_file, instance_name, read_bytes
 from cosolve.problems.jigsaw import Jigsaw, unit_pixels
 
 #: Deflate expands at most about 1032-fold; a member declaring more than this many bytes per

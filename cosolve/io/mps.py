@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from cosolve.core.problem import Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.io.detect import check_file, compression, instance_name, parses_as_float, read_bytes
+from cosolve.io.files import check_file, compression, instance_name, parses_as_float, read_bytes
 from cosolve.problems.mip import MIP
 from cosolve.problems.setcover import SetCover
 

@@ -21,8 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cosolve.errors import InputError
-from cosolve.io.detect import instance_name, read_bytes
-from cosolve.io.solution import atomic_write
+from cosolve.io.files import atomic_write, instance_name, read_bytes
 from cosolve.problems.setcover import SetCover
 
 # byte classes: 0 whitespace, 1 digit, 2 other character of a number, 3 anything else

@@ -1,4 +1,4 @@
-"""Solution files, and the atomic-write helpers every writer in :mod:`cosolve.io` uses.
+"""Solution files: writing, reading and checking them against their instance.
 
 A solution file holds ``problem.solution_lines(solution)`` one per line after a ``#`` header:
 set cover: the selected columns (1-based); graphs: the selected nodes by label (MaxCut: the
@@ -12,60 +12,15 @@ import gzip
 import io
 import os
 import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 
 from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UsageError
+from cosolve.io.files import atomic_path, atomic_write, read_text
 
 #: how the first line of a solution file :func:`write_solution` writes begins
 HEADER = "# cosolve solution:"
-
-
-def _default_mode() -> int:
-    """0666 less the process umask, the mode ``open(path, "w")`` would give a new file."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path in the target's folder; on success it replaces ``path``.
-
-    The temporary name keeps the target's extensions (``.mps``, ``.mps.gz``) because some
-    writers pick the format from the name. On any failure the temporary file is removed and
-    ``path`` is left as it was.
-    """
-    target = Path(os.fspath(path))
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError(f"cannot write: folder {folder} does not exist", where=str(path))
-    suffix = "".join(target.suffixes[-2:]) if target.name.lower().endswith(".gz") else target.suffix
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=folder)
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror}", where=str(path)) from None
-    os.close(fd)
-    try:
-        yield tmp
-        os.chmod(tmp, _default_mode())  # mkstemp makes 0600; give the file the usual mode
-        os.replace(tmp, target)
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror}", where=str(path)) from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write ``data`` (str as UTF-8) to ``path`` atomically: all of it, or nothing changes."""
-    raw = data.encode() if isinstance(data, str) else data
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        f.write(raw)
 
 
 def write_solution(problem: Problem, solution: np.ndarray, path: str | os.PathLike) -> None:
@@ -100,8 +55,6 @@ def write_solution(problem: Problem, solution: np.ndarray, path: str | os.PathLi
 
 def _lines(path: str | os.PathLike) -> list[tuple[int, str]]:
     """(line number, stripped text) of the non-blank, non-comment lines of a solution file."""
-    from cosolve.io.detect import read_text
-
     return [(i, s) for i, line in enumerate(read_text(path).splitlines(), 1) if (s := line.strip()) and s[0] != "#"]
 
 
@@ -115,8 +68,6 @@ def _int(text: str, where: str, what: str) -> int:
 def solution_header(path: str | os.PathLike) -> dict[str, str]:
     """The fields of a solution file's :data:`HEADER` line (``# cosolve solution: problem=KIND,
     instance=NAME, objective=VALUE``, as :func:`write_solution` writes it); empty without one."""
-    from cosolve.io.detect import read_text
-
     for line in read_text(path).splitlines():
         text = line.strip()
         if not text:

@@ -23,8 +23,7 @@ import os
 import numpy as np
 
 from cosolve.errors import InputError
-from cosolve.io.detect import check_declared, instance_name, parses_as_float, read_text
-from cosolve.io.solution import atomic_write
+from cosolve.io.files import atomic_write, check_declared, instance_name, parses_as_float, read_text
 from cosolve.problems.tsp import EDGE_WEIGHT_TYPES, TSP, invalid_weights
 
 _SECTIONS = ("NODE_COORD_SECTION", "TOUR_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION",

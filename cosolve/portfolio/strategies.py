@@ -6,9 +6,11 @@ day ``t = 1..T`` :meth:`Strategy.decide` with ``history = x[:t-1]`` (the relativ
 before; never those of day t) and ``b_hat``, the previous portfolio after that day's price moves
 (all zeros on day 1: the backtest starts in cash). ``decide`` returns a point of the simplex.
 
-Strategies register by name with :func:`register_strategy`; :func:`get_strategy` builds one
-from its name and parameters. The registry imports the modules of ``BUILTIN_STRATEGY_MODULES``
-on first use: adding a module name there is all a new strategy module needs.
+Strategies register by name with :func:`register_strategy` (into :data:`STRATEGIES`, a
+:class:`cosolve.core.registry.Registry`); :func:`get_strategy` builds one from its name and
+parameters. The registry imports the modules of ``BUILTIN_STRATEGY_MODULES`` on first use (by
+name, as plugins are: ``psga``'s lives with its method), then those of the entry-point group
+``cosolve.strategies`` and of ``COSOLVE_PLUGINS``.
 
 The classic strategies follow Li & Hoi's OLPS toolbox (github.com/OLPS/OLPS), whose published
 values the tests reproduce: ``ubah``, ``bcrp``, ``olmar`` (OLMAR-1), ``pamr``, and ``tco1`` /
@@ -17,20 +19,18 @@ values the tests reproduce: ``ubah``, ``bcrp``, ``olmar`` (OLMAR-1), ``pamr``, a
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, ClassVar
 
 import numpy as np
 
 from cosolve.core.method import Option
 from cosolve.core.options import resolve_options
+from cosolve.core.registry import Registry
 from cosolve.errors import UsageError
 from cosolve.portfolio.predict import moving_average, reversal
 from cosolve.portfolio.simplex import project_simplex
 
 BUILTIN_STRATEGY_MODULES: tuple[str, ...] = ("cosolve.portfolio.strategies", "cosolve.methods.psga.strategy")
-
-_STRATEGIES: dict[str, type[Strategy]] = {}
 
 
 class Strategy:
@@ -98,27 +98,25 @@ class Strategy:
         return np.full(self.n, 1.0 / self.n)
 
 
+#: Every strategy class by name, sorted.
+STRATEGIES: Registry[type[Strategy]] = Registry(
+    "portfolio method", builtin=BUILTIN_STRATEGY_MODULES, group="cosolve.strategies", plural="methods", sort=True
+)
+
+
 def register_strategy(cls: type[Strategy]) -> type[Strategy]:
     """Class decorator: make ``cls`` available under ``cls.name``."""
-    if cls.name in _STRATEGIES and _STRATEGIES[cls.name] is not cls:
-        raise ValueError(f"portfolio strategy name {cls.name!r} is registered twice")
-    _STRATEGIES[cls.name] = cls
-    return cls
+    return STRATEGIES.register(cls)
 
 
 def registered_strategies() -> dict[str, type[Strategy]]:
     """Every registered strategy class by name, sorted (imports the strategy modules)."""
-    for module in BUILTIN_STRATEGY_MODULES:
-        importlib.import_module(module)
-    return dict(sorted(_STRATEGIES.items()))
+    return dict(STRATEGIES)
 
 
 def get_strategy(name: str, **params: Any) -> Strategy:
     """A new strategy ``name`` with ``params``; unknown names or parameters list the valid ones."""
-    table = registered_strategies()
-    if name not in table:
-        raise UsageError(f"unknown portfolio method {name!r}; valid methods: {', '.join(table)}")
-    return table[name](**params)
+    return STRATEGIES.lookup(name)(**params)
 
 
 _COST = Option(float, None, "transaction cost rate the strategy plans with (default: the backtest's)", minimum=0.0, below=1.0)

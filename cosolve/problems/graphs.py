@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from cosolve.core.problem import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
+from cosolve.problems.registry import ProblemKind, register_kind
 
 
 class GraphProblem(Problem):
@@ -316,49 +316,3 @@ for _kind, (_title, _method, _why) in _KINDS.items():
             default_why=_why,
         )
     )
-register_generator(
-    Generator("erdos_renyi", "cosolve.generators.graphs:erdos_renyi", tuple(GRAPH_PROBLEMS), "G(n, p): n, p, weighted")
-)
-register_generator(
-    Generator(
-        "barabasi_albert",
-        "cosolve.generators.graphs:barabasi_albert",
-        tuple(GRAPH_PROBLEMS),
-        "preferential attachment: n, m, weighted",
-    )
-)
-register_generator(
-    Generator(
-        "rb_graph",
-        "cosolve.generators.graphs:rb_graph",
-        tuple(GRAPH_PROBLEMS),
-        "model RB graph: cliques, clique_size, p, planted",
-    )
-)
-register_generator(
-    Generator(
-        "gset_random",
-        "cosolve.generators.graphs:gset_random",
-        tuple(GRAPH_PROBLEMS),
-        "Gset-style random graph (exact edge count): n, density, signed",
-    )
-)
-register_generator(
-    Generator("toroidal_grid", "cosolve.generators.graphs:toroidal_grid", tuple(GRAPH_PROBLEMS), "2-D torus: rows, cols, signed")
-)
-register_generator(
-    Generator(
-        "planar_union",
-        "cosolve.generators.graphs:planar_union",
-        tuple(GRAPH_PROBLEMS),
-        "union of two random planar graphs (Gset style): n, density, signed",
-    )
-)
-register_generator(
-    Generator(
-        "graph_distribution",
-        "cosolve.generators.distributions:sample_graph",
-        tuple(GRAPH_PROBLEMS),
-        "a named distribution of `cosolve generate` (rb-small, ba-small, ...): distribution",
-    )
-)

@@ -2,22 +2,21 @@
 
 Each problem family registers its kinds with :func:`register_kind` when its module is imported:
 the file formats that hold it, a tiny instance for warm-up solves, its exact models, a picture
-of a solution, report extras, and the default method (the best its benchmarks measured). It
-registers its instance generators with :func:`register_generator`. Built-in families live in the
-modules of :data:`BUILTIN_FAMILIES`; other packages add theirs through the entry-point group
-``cosolve.problems`` or the ``COSOLVE_PLUGINS`` environment variable (see
-:mod:`cosolve.core.registry`). Family modules import their heavy dependencies lazily.
+of a solution, report extras, and the default method (the best its benchmarks measured). Built-in
+families live in the modules of :data:`BUILTIN_FAMILIES`; other packages add theirs through the
+entry-point group ``cosolve.problems`` or the ``COSOLVE_PLUGINS`` environment variable (see
+:class:`cosolve.core.registry.Registry`). Family modules import their heavy dependencies lazily.
+Instance generators have their own registry (:mod:`cosolve.generators.registry`).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cosolve.core.problem import Problem
-from cosolve.errors import UsageError
+from cosolve.core.registry import Registry
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,69 +58,29 @@ class ProblemKind:
     extras: Callable[[Problem, np.ndarray], dict[str, Any]] | None = None
 
 
-@dataclass(frozen=True)
-class Generator:
-    """A random instance generator: ``function`` (``"module:attribute"``, imported on use) takes
-    keyword parameters and ``seed``; when it makes several ``kinds``, also ``problem``."""
-
-    name: str
-    function: str
-    kinds: tuple[str, ...]
-    summary: str = ""
-
-    def make(self, *, problem: str | None = None, **params: Any) -> Problem:
-        module, _, attribute = self.function.partition(":")
-        make = getattr(importlib.import_module(module), attribute)
-        if len(self.kinds) > 1:
-            if problem not in self.kinds:
-                raise UsageError(f"generator {self.name} makes {', '.join(self.kinds)}; say which with problem")
-            params["problem"] = problem
-        elif problem not in (None, *self.kinds):
-            raise UsageError(f"generator {self.name} makes {self.kinds[0]} instances, not {problem}")
-        return make(**params)
-
-
-_KINDS: dict[str, ProblemKind] = {}
-_GENERATORS: dict[str, Generator] = {}
-_loaded = False
+#: Every problem kind by name, in registration order.
+KINDS: Registry[ProblemKind] = Registry("problem", builtin=BUILTIN_FAMILIES, group="cosolve.problems")
 
 
 def register_kind(kind: ProblemKind) -> ProblemKind:
-    if kind.name in _KINDS and _KINDS[kind.name] != kind:
-        raise ValueError(f"problem kind {kind.name!r} is registered twice")
-    _KINDS[kind.name] = kind
-    return kind
-
-
-def register_generator(generator: Generator) -> Generator:
-    if generator.name in _GENERATORS and _GENERATORS[generator.name] != generator:
-        raise ValueError(f"generator {generator.name!r} is registered twice")
-    _GENERATORS[generator.name] = generator
-    return generator
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from cosolve.core.registry import load_modules
-
-    load_modules(BUILTIN_FAMILIES, "cosolve.problems")
+    """Make ``kind`` known under ``kind.name``."""
+    return KINDS.register(kind)
 
 
 def problem_kinds() -> dict[str, ProblemKind]:
     """Every registered kind by name, in registration order."""
-    _load()
-    return dict(_KINDS)
+    return dict(KINDS)
 
 
 def get_kind(name: str) -> ProblemKind:
     """The kind called ``name``; an unknown name lists the valid ones."""
-    kinds = problem_kinds()
-    if name not in kinds:
-        raise UsageError(f"unknown problem {name!r}; valid problems: {', '.join(kinds)}")
-    return kinds[name]
+    return KINDS.lookup(name)
+
+
+def tiny_instance(kind: str) -> Problem | None:
+    """The kind's few-variable instance for warm-up solves (None for kinds without one, such as mip)."""
+    make = get_kind(kind).tiny
+    return None if make is None else make()
 
 
 def kinds_in_format(fmt: str) -> tuple[str, ...]:
@@ -138,16 +97,3 @@ def report_extras(problem: Problem, solution: np.ndarray | None) -> dict[str, An
     """The kind's report values beyond the objective (e.g. a jigsaw's pieces in place), if any."""
     extras = get_kind(problem.kind).extras
     return {} if extras is None or solution is None else extras(problem, solution)
-
-
-def generators() -> dict[str, Generator]:
-    """Every registered generator by name."""
-    _load()
-    return dict(_GENERATORS)
-
-
-def get_generator(name: str) -> Generator:
-    table = generators()
-    if name not in table:
-        raise UsageError(f"unknown generator {name!r}; valid generators: {', '.join(table)}")
-    return table[name]

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from cosolve.core.problem import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
+from cosolve.problems.registry import ProblemKind, register_kind
 
 
 class SetCover(Problem):
@@ -122,21 +122,5 @@ register_kind(
         default_method="lns-random",
         default_why="bench/results/glns.md: at the optimum on all 50 OR-Library instances at 10 s (as glns and scip), and "
         "best or tied on the generated 200k- and 1M-column instances at 10 s and 60 s (cft 1-11% behind at 10 s)",
-    )
-)
-register_generator(
-    Generator(
-        "random_setcover",
-        "cosolve.generators.setcover:random_setcover",
-        ("setcover",),
-        "Balas-Ho style random set cover: rows, cols, density or nnz, cost_range",
-    )
-)
-register_generator(
-    Generator(
-        "setcover_distribution",
-        "cosolve.generators.distributions:sample_setcover",
-        ("setcover",),
-        "a named set cover distribution of `cosolve generate` (balas-ho, orlib-nr, rail, rail-scattered): distribution",
     )
 )

@@ -16,7 +16,7 @@ import numpy as np
 from cosolve.core.problem import Evaluation, ExactModel, Problem
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
-from cosolve.problems.registry import Generator, ProblemKind, register_generator, register_kind
+from cosolve.problems.registry import ProblemKind, register_kind
 
 #: TSPLIB EDGE_WEIGHT_TYPEs a :class:`TSP` can hold.
 EDGE_WEIGHT_TYPES = ("EUC_2D", "CEIL_2D", "ATT", "GEO", "EXPLICIT")
@@ -124,7 +124,7 @@ class TSP(Problem):
         return math.ceil(diagonal / math.sqrt(10.0)) + 1.0 if self.metric == "ATT" else math.ceil(diagonal) + 1.0
 
     def tour_length(self, tour: np.ndarray) -> float:
-        from cosolve.heuristics.tsp.tour_construction import tour_length
+        from cosolve.problems.tsp_distances import tour_length
 
         return tour_length(self.points, tour, metric=self.metric_code)
 
@@ -238,4 +238,3 @@ register_kind(
         plot=draw_tour,
     )
 )
-register_generator(Generator("random_tsp", "cosolve.generators.tsp:random_tsp", ("tsp",), "uniform cities in a square: n, scale"))

@@ -1,5 +1,5 @@
-"""TSPLIB95 edge weights: one scalar distance per supported EDGE_WEIGHT_TYPE (numba), and the
-rows of the distance matrix built from it.
+"""TSPLIB95 edge weights: one scalar distance per supported EDGE_WEIGHT_TYPE (numba), the rows
+of the distance matrix built from it, and the length of a tour.
 
 The kernels see a TSP's cities as ``points`` (float64, C-contiguous), read according to the
 metric code:
@@ -73,3 +73,19 @@ def distance_rows_kernel(points: np.ndarray, metric: int, n: int, start: int, st
         for j in range(n):
             out[i - start, j] = distance(points, metric, i, j)
     return out
+
+
+@njit(cache=True)
+def tour_length_kernel(points: np.ndarray, metric: int, tour: np.ndarray) -> float:
+    """Length of the closed tour (n,)."""
+    n = tour.size
+    total = 0.0
+    for k in range(n):
+        total += distance(points, metric, tour[k], tour[(k + 1) % n])
+    return total
+
+
+def tour_length(points: np.ndarray, tour: np.ndarray, *, metric: int = EUC_2D) -> float:
+    """Length of the closed ``tour`` (n,) over ``points`` under ``metric``."""
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    return float(tour_length_kernel(points, metric, np.asarray(tour, dtype=np.int64)))

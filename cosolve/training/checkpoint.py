@@ -53,7 +53,7 @@ def write_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta: dict[
     the weights as CPU tensors, wherever the network was trained."""
     import torch
 
-    from cosolve.io.solution import atomic_path, atomic_write
+    from cosolve.io.files import atomic_path, atomic_write
 
     folder.mkdir(parents=True, exist_ok=True)
     weights = {k: v.detach().cpu() for k, v in state_dict.items()}
@@ -71,7 +71,7 @@ def write_numpy_checkpoint(folder: Path, fmt: str, config: dict[str, Any], meta:
 
     import numpy as np
 
-    from cosolve.io.solution import atomic_path
+    from cosolve.io.files import atomic_path
 
     arrays = {f"w/{k}": np.asarray(v, dtype=np.float32) for k, v in weights.items()}
     header = {"format": fmt, "config": config, "meta": meta}
@@ -166,7 +166,7 @@ def save_state(folder: Path, state: dict[str, Any]) -> None:
     """Write the resumable training state ``folder/training.pt`` atomically."""
     import torch
 
-    from cosolve.io.solution import atomic_path
+    from cosolve.io.files import atomic_path
 
     folder.mkdir(parents=True, exist_ok=True)
     with atomic_path(folder / STATE_FILE) as tmp:

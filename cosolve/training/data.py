@@ -13,7 +13,7 @@ import numpy as np
 
 from cosolve.core.problem import Problem
 from cosolve.errors import InputError, UnknownFormatError, UsageError
-from cosolve.io.detect import instance_files
+from cosolve.io.detect import instance_files, load_instance
 
 
 class TrainingData(ABC):
@@ -108,8 +108,6 @@ class DistributionData(TrainingData):
 def _folder_instance(path: Path, problem: str | None) -> Problem:
     """One file of a training folder; a file of no known format is named as one to move out
     (training has no ``--format``: every file of the folder is read as an instance)."""
-    from cosolve.solver import load_instance
-
     try:
         return load_instance(path, problem=problem)
     except UnknownFormatError:
@@ -125,7 +123,6 @@ def training_data(source: Any, *, problem: str | None = None) -> TrainingData:
     iterable of Problems and instance files. ``problem`` is the kind to read files as (graph
     files need it) and to draw from a graph distribution."""
     from cosolve.generators.distributions import Distribution
-    from cosolve.solver import load_instance
 
     if isinstance(source, TrainingData):
         return source

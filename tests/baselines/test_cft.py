@@ -11,9 +11,9 @@ import scipy.sparse as sp
 
 from cosolve import Solver, Status, Termination, UsageError
 from cosolve.baselines.cft import MISSING, Cft, lagrangian_bound, write_instance
-from cosolve.core.registry import methods
 from cosolve.generators.setcover import random_setcover
 from cosolve.io import read
+from cosolve.method_catalog import methods
 from cosolve.problems import SetCover
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from cosolve import InputError, Solver, Status, Termination, UsageError
 from cosolve.baselines.cpsat import CpSatMethod
-from cosolve.core.registry import methods
+from cosolve.method_catalog import methods
 from cosolve.problems import MIP, MaximumIndependentSet, SetCover
 
 

@@ -12,9 +12,9 @@ from cosolve import Solver, Status, Termination, UsageError
 from cosolve.baselines.greedy import Greedy
 from cosolve.core.deadline import Deadline
 from cosolve.core.method import Outcome, SolveContext
-from cosolve.core.registry import methods
 from cosolve.core.result import Trace
 from cosolve.io import read
+from cosolve.method_catalog import methods
 from cosolve.problems import TSP, MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet, SetCover
 from cosolve.solver import termination
 

@@ -11,7 +11,7 @@ import pytest
 
 from cosolve import Solver, UsageError, read
 from cosolve.baselines.lkh import LKH_PRECISION, MISSING, Lkh, lkh_parameters, lkh_precision
-from cosolve.core.registry import methods
+from cosolve.method_catalog import methods
 from cosolve.problems import TSP
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import scipy.sparse as sp
 
 from cosolve import Solver, Status, Termination, UsageError
 from cosolve.baselines.ortools_setcover import OrToolsSetCover, build_model, model_proto_bytes
-from cosolve.core.registry import methods
 from cosolve.io import read
+from cosolve.method_catalog import methods
 from cosolve.problems import SetCover
 
 SCP41 = Path(__file__).resolve().parents[2] / "instances" / "setcover" / "scp41.txt"

@@ -75,7 +75,7 @@ def test_without_dwave_samplers_the_error_says_how_to_install(monkeypatch):
 
 @pytest.mark.parametrize("method", ["tabu", "sa"])
 def test_a_call_whose_fixed_cost_does_not_fit_the_time_left_is_not_started(method, monkeypatch):
-    from cosolve.core.registry import get_method
+    from cosolve.method_catalog import get_method
 
     monkeypatch.setattr(get_method(method), "overhead", lambda self, bqm: 1e6)  # as TabuSampler on 6,000 variables
     problem = sample_graph("rb-small", 2, "mds")

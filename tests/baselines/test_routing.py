@@ -6,7 +6,7 @@ import pytest
 
 from cosolve import Solver, Status, Termination
 from cosolve.baselines.ortools_routing import OrToolsRouting
-from cosolve.core.registry import methods
+from cosolve.method_catalog import methods
 
 
 def test_registered_for_tsp_only():

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 
 from cosolve import Solver, Status, Termination
 from cosolve.baselines.scip import ScipMethod
-from cosolve.core.registry import methods
 from cosolve.core.result import Sense
+from cosolve.method_catalog import methods
 from cosolve.problems import MIP, MaximumIndependentSet
 
 INF = np.inf

@@ -12,10 +12,10 @@ import pytest
 from cosolve import Solver, Termination
 from cosolve.core import registry
 from cosolve.core.method import Method, Outcome
-from cosolve.core.registry import methods
-from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, WARM_UP_SECONDS, tiny_instance
+from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, WARM_UP_SECONDS, warm_up
 from cosolve.generators.graphs import erdos_renyi
-from cosolve.problems.registry import get_kind, problem_kinds
+from cosolve.method_catalog import methods
+from cosolve.problems.registry import get_kind, problem_kinds, tiny_instance
 
 
 @pytest.mark.parametrize("prepare_first", [True, False])
@@ -34,7 +34,7 @@ def test_every_result_reports_the_set_up_done_once_for_its_kind(prepare_first, m
             return Outcome(Termination.COMPLETED)
 
     methods()  # the registry is loaded before the test method joins it
-    monkeypatch.setitem(registry._METHODS, Counting.name, Counting)
+    monkeypatch.setitem(registry.METHODS._items, Counting.name, Counting)
     solver = Solver("counting-setup", time_limit=5)
     problem = erdos_renyi(30, 0.2, problem="mis", seed=0)
     prepared = solver.prepare(problem) if prepare_first else None
@@ -70,7 +70,7 @@ def test_methods_without_warm_up_are_not_run_by_prepare():
         def solve(self, problem, ctx):
             calls.append(problem.name)
 
-    Counting().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(Counting(), tiny_instance("mis"))
     assert calls == []
 
 
@@ -107,7 +107,7 @@ def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
     # the first pass spends its half second "importing", so it reaches the deadline check before
     # the "kernel" and skips it, as the greedy MaxClique solve did on a cold numba cache
     passes = []
-    _slow_first_pass(passes, rounds=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(_slow_first_pass(passes, rounds=False), tiny_instance("mis"))
     assert passes == ["start", "start", "kernel"]
 
 
@@ -115,7 +115,7 @@ def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_
     # cam on a cold numba cache: the sampler's round compiled, found a solution and used the
     # deadline, so the polish after it was skipped and compiled inside the first timed solve
     passes = []
-    _slow_first_pass(passes, rounds=True).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(_slow_first_pass(passes, rounds=True), tiny_instance("mis"))
     assert passes == ["start", "start", "kernel"]
 
 
@@ -140,21 +140,19 @@ def _spinning_method(passes, *, solve_first, block=0.0, first_pass=None):
 
 def test_a_pass_that_uses_its_time_after_finding_a_solution_is_the_last():
     passes = []
-    _spinning_method(passes, solve_first=True).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(_spinning_method(passes, solve_first=True), tiny_instance("mis"))
     assert passes == [1]
 
 
 def test_a_pass_that_overran_its_deadline_is_followed_by_another():
     passes = []
-    _spinning_method(passes, solve_first=True, block=WARM_UP_SECONDS * (OVERRUN_FACTOR + 0.1)).prepare(
-        erdos_renyi(5, 0.5, problem="mis")
-    )
+    warm_up(_spinning_method(passes, solve_first=True, block=WARM_UP_SECONDS * (OVERRUN_FACTOR + 0.1)), tiny_instance("mis"))
     assert passes == [1, 1]
 
 
 def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
     passes = []
-    _spinning_method(passes, solve_first=False).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(_spinning_method(passes, solve_first=False), tiny_instance("mis"))
     assert len(passes) == WARM_UP_PASSES
 
 
@@ -178,7 +176,7 @@ class SlowSetUp(Method):
 @pytest.fixture
 def slow_setup(monkeypatch):
     methods()  # the registry is loaded before the test method joins it
-    monkeypatch.setitem(registry._METHODS, SlowSetUp.name, SlowSetUp)
+    monkeypatch.setitem(registry.METHODS._items, SlowSetUp.name, SlowSetUp)
     return SlowSetUp
 
 
@@ -226,7 +224,7 @@ def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch):
     def compile_a_kernel():
         clock.seconds += 0.3
 
-    _spinning_method(passes, solve_first=True, first_pass=compile_a_kernel).prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(_spinning_method(passes, solve_first=True, first_pass=compile_a_kernel), tiny_instance("mis"))
     assert passes == [1, 1]
 
 
@@ -260,7 +258,7 @@ def test_compiling_never_uses_up_a_pass_so_every_kernel_compiles_however_slow_th
                 ctx.trace.offer(np.zeros(problem.n, np.int8))
             return Outcome(Termination.COMPLETED)
 
-    SlowKernels().prepare(erdos_renyi(5, 0.5, problem="mis"))
+    warm_up(SlowKernels(), tiny_instance("mis"))
     assert compiled == [0, 1, 2, 3]
     assert passes == [1, 1]  # the second pass compiled nothing: the warm-up is done
 
@@ -337,7 +335,7 @@ def test_a_result_counts_the_set_up_compiling_only_when_the_set_up_counts(monkey
             return Outcome(Termination.COMPLETED)
 
     methods()
-    monkeypatch.setitem(registry._METHODS, Compiling.name, Compiling)
+    monkeypatch.setitem(registry.METHODS._items, Compiling.name, Compiling)
     graph = erdos_renyi(5, 0.5, problem="mis")
     counted = Solver("compiling", time_limit=5, setup_in_budget=True)
     assert [counted.solve(graph).compile_time for _ in range(2)] == [2.5, 0.5]  # the set-up counts once

@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 from cosolve import Solver, Status, Termination, UsageError, solve
 from cosolve.core.method import Method, Option, Outcome
-from cosolve.core.registry import _METHODS, get_method, methods
+from cosolve.core.registry import METHODS
+from cosolve.method_catalog import get_method, methods
 from cosolve.problems import MaximumIndependentSet, SetCover
 
 
@@ -28,9 +29,9 @@ class Enumerate(Method):
 
 @pytest.fixture(autouse=True)
 def _registered():
-    _METHODS[Enumerate.name] = Enumerate
+    METHODS._items[Enumerate.name] = Enumerate
     yield
-    _METHODS.pop(Enumerate.name, None)
+    METHODS._items.pop(Enumerate.name, None)
 
 
 def tiny_cover():
@@ -113,7 +114,7 @@ class Scoped(Enumerate):
 
 
 def test_an_option_of_another_problem_kind_is_refused_and_left_out_of_the_result():
-    _METHODS[Scoped.name] = Scoped
+    METHODS._items[Scoped.name] = Scoped
     try:
         cover = Solver("test-scoped", time_limit=5).solve(tiny_cover())
         assert "mis_only" not in cover.options and cover.options["prove"] is True  # not recorded: it did nothing
@@ -126,7 +127,7 @@ def test_an_option_of_another_problem_kind_is_refused_and_left_out_of_the_result
         with pytest.raises(UsageError, match="applies to mis only"):
             given.check_supports(tiny_cover())  # what the command line checks before any work
     finally:
-        _METHODS.pop(Scoped.name, None)
+        METHODS._items.pop(Scoped.name, None)
 
 
 def test_repr_shows_the_method_and_the_parameters_given():
@@ -163,12 +164,12 @@ class RoundedProof(Method):
 
 
 def test_a_proven_optimum_reports_its_objective_as_the_bound_not_a_rounding_past_it():
-    _METHODS[RoundedProof.name] = RoundedProof
+    METHODS._items[RoundedProof.name] = RoundedProof
     try:
         graph = MaximumIndependentSet(2, np.array([[0, 1]]))
         result = Solver(RoundedProof.name).solve(graph)
     finally:
-        del _METHODS[RoundedProof.name]
+        del METHODS._items[RoundedProof.name]
     assert result.status is Status.OPTIMAL and result.objective == 1.0 and result.bound == 1.0 and result.gap == 0.0
 
 

@@ -13,9 +13,9 @@ from threadpoolctl import threadpool_info
 from cosolve import Solver, Termination
 from cosolve.core import registry
 from cosolve.core.method import Method, Outcome
-from cosolve.core.registry import methods
 from cosolve.core.threads import ThreadLimits
 from cosolve.generators.graphs import erdos_renyi
+from cosolve.method_catalog import methods
 
 
 def pools() -> dict[str, int]:
@@ -44,7 +44,7 @@ class Recording(Method):
 @pytest.fixture
 def recording(monkeypatch):
     methods()
-    monkeypatch.setitem(registry._METHODS, Recording.name, Recording)
+    monkeypatch.setitem(registry.METHODS._items, Recording.name, Recording)
     Recording.seen = []
     torch.set_num_threads(2)
     return Recording

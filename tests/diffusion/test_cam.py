@@ -56,9 +56,10 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint(kind):
     from cosolve.diffusion.batch import GraphBatch
     from cosolve.generators.distributions import sample_graph
+    from cosolve.methods.cam.cam_checkpoint import load_numpy_checkpoint
     from cosolve.methods.cam.cam_method import DEFAULT_CHECKPOINTS
     from cosolve.methods.cam.flip_policy import GraphTensors
-    from cosolve.methods.cam.flip_policy_numpy import NumpyFlipPolicy, NumpyGraph, load_numpy_checkpoint
+    from cosolve.methods.cam.flip_policy_numpy import NumpyFlipPolicy, NumpyGraph
     from cosolve.training.checkpoint import shipped_folder
 
     folder = shipped_folder() / DEFAULT_CHECKPOINTS[kind]

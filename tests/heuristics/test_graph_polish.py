@@ -10,7 +10,9 @@ import pytest
 from cosolve.diffusion.decode import decode
 from cosolve.diffusion.polish import cut_disagreement, local_search, polish
 from cosolve.heuristics.graphs.greedy_constructions import closed_neighborhoods, weighted_adjacency
-from cosolve.heuristics.graphs.local_searches import CutTabuSearch, DominatingSetSearch, IndependentSetSearch
+from cosolve.heuristics.graphs.maxcut_search import CutTabuSearch
+from cosolve.heuristics.graphs.mds_search import DominatingSetSearch
+from cosolve.heuristics.graphs.mis_search import IndependentSetSearch
 from cosolve.heuristics.graphs.numvc import VertexCoverSearch
 from cosolve.heuristics.heap import heap_build, heap_fix, heap_push, heap_remove
 from cosolve.problems import MaxCut, MaximumClique, MaximumIndependentSet, MinimumDominatingSet

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from cosolve.heuristics.tsp.tour_construction import candidate_lists, nearest_neighbor_tour, tour_length, two_opt
+from cosolve.heuristics.tsp.tour_construction import candidate_lists, nearest_neighbor_tour, two_opt
 from cosolve.problems import TSP
+from cosolve.problems.tsp_distances import tour_length
 
 
 def reference_nn(d, start=0):

@@ -9,10 +9,11 @@ import pytest
 
 from cosolve import Solver
 from cosolve.generators.tsp import random_tsp
-from cosolve.heuristics.graphs.local_searches import seed_numba_random
+from cosolve.heuristics.numba_random import seed_numba_random
 from cosolve.heuristics.tsp.iterated_local_search import OR_OPT_SEGMENT, TourSearch, _move_segment, iterated_local_search
-from cosolve.heuristics.tsp.tour_construction import candidate_lists, greedy_edge_tour, nearest_neighbor_tour, tour_length
+from cosolve.heuristics.tsp.tour_construction import candidate_lists, greedy_edge_tour, nearest_neighbor_tour
 from cosolve.problems import TSP
+from cosolve.problems.tsp_distances import tour_length
 from tests.heuristics.test_tsp_heuristics import improving_two_opt_move, instance
 from tests.oracles import brute_force_tsp
 

@@ -210,7 +210,7 @@ def test_a_residual_policy_trains_saves_and_solves_from_its_checkpoint(tmp_path)
     graph = erdos_renyi(30, 0.2, seed=5)
     result = Solver("cam", checkpoint=str(tmp_path / "residual"), time_limit=None, rounds=2).solve(graph)
     assert graph.evaluate(result.solution).feasible
-    from cosolve.methods.cam.flip_policy_numpy import load_numpy_checkpoint
+    from cosolve.methods.cam.cam_checkpoint import load_numpy_checkpoint
 
     _policy, config, _ = load_numpy_checkpoint(tmp_path / "residual")
     assert config.base == "rlsa"

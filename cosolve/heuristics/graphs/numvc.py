@@ -23,7 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from cosolve.core.numba_compile import njit
-from cosolve.heuristics.graphs.local_searches import GraphLocalSearch, seed_numba_random
+from cosolve.heuristics.graphs.local_search import GraphLocalSearch
+from cosolve.heuristics.numba_random import seed_numba_random
 
 #: mean edge weight (per node) at which the weights are scaled down, and the scale (the paper's values)
 GAMMA_PER_NODE = 0.5

@@ -30,8 +30,7 @@ import numpy as np
 
 from cosolve.core.numba_compile import njit
 from cosolve.heuristics.kernel_arrays import copy_into
-from cosolve.heuristics.tsp.tour_construction import _reverse_path, tour_length_kernel
-from cosolve.problems.tsp_distances import distance
+from cosolve.problems.tsp_distances import distance, tour_length_kernel
 
 #: longest segment that Or-opt moves
 OR_OPT_SEGMENT = 3
@@ -41,6 +40,27 @@ OR_OPT_SEGMENT = 3
 KICK_SEGMENT = 400
 #: tours shorter than this get no kicks (a double bridge needs room)
 MIN_KICK_CITIES = 8
+
+
+@njit(cache=True)
+def _reverse_path(tour: np.ndarray, pos: np.ndarray, i: int, j: int) -> None:
+    """Reverse the cyclic path tour[i..j] (positions, going forward), or its complement when
+    shorter; both give the same cycle. Keeps ``pos`` (city -> position) in step."""
+    n = tour.size
+    length = (j - i) % n + 1
+    if 2 * length > n:
+        i, j = (j + 1) % n, (i - 1) % n
+        length = n - length
+    for _ in range(length // 2):
+        ci, cj = tour[i], tour[j]
+        tour[i], tour[j] = cj, ci
+        pos[cj], pos[ci] = i, j
+        i += 1
+        if i == n:
+            i = 0
+        j -= 1
+        if j < 0:
+            j = n - 1
 
 
 @njit(cache=True)
@@ -367,7 +387,7 @@ class TourSearch:
 
     def iterate(self, kicks: int) -> int:
         """``kicks`` ILS rounds from the local optimum (call :meth:`descend` first; seed numba's
-        random state, e.g. :func:`cosolve.heuristics.graphs.local_searches.seed_numba_random`). Returns the
+        random state, e.g. :func:`cosolve.heuristics.numba_random.seed_numba_random`). Returns the
         number of rounds that shortened the tour."""
         if not self.converged:
             raise RuntimeError("descend to a local optimum before iterating")

@@ -26,16 +26,6 @@ NEIGHBOR_LIST_MIN_CITIES = 1000  # from this size on, nearest neighbour and 2-op
 NEIGHBORS = 10  # candidates per city
 
 
-@njit(cache=True)
-def tour_length_kernel(points: np.ndarray, metric: int, tour: np.ndarray) -> float:
-    """Length of the closed tour (n,)."""
-    n = tour.size
-    total = 0.0
-    for k in range(n):
-        total += distance(points, metric, tour[k], tour[(k + 1) % n])
-    return total
-
-
 # --------------------------------------------------------------------------- nearest neighbour
 
 
@@ -179,27 +169,6 @@ def two_opt_sweep_kernel(points: np.ndarray, metric: int, tour: np.ndarray, i_st
     return moves
 
 
-@njit(cache=True)
-def _reverse_path(tour: np.ndarray, pos: np.ndarray, i: int, j: int) -> None:
-    """Reverse the cyclic path tour[i..j] (positions, going forward), or its complement when
-    shorter; both give the same cycle. Keeps ``pos`` (city -> position) in step."""
-    n = tour.size
-    length = (j - i) % n + 1
-    if 2 * length > n:
-        i, j = (j + 1) % n, (i - 1) % n
-        length = n - length
-    for _ in range(length // 2):
-        ci, cj = tour[i], tour[j]
-        tour[i], tour[j] = cj, ci
-        pos[cj], pos[ci] = i, j
-        i += 1
-        if i == n:
-            i = 0
-        j -= 1
-        if j < 0:
-            j = n - 1
-
-
 # --------------------------------------------------------------------------- Python entry points
 
 
@@ -247,12 +216,6 @@ def greedy_edge_tour(
     lengths = pair_distances_kernel(points, metric, edges[:, 0].copy(), edges[:, 1].copy())
     order = np.argsort(lengths, kind="stable") if scores is None else np.lexsort((lengths, -np.asarray(scores).ravel()))
     return edge_greedy_kernel(points, metric, edges, order.astype(np.int64))
-
-
-def tour_length(points: np.ndarray, tour: np.ndarray, *, metric: int = EUC_2D) -> float:
-    """Length of the closed ``tour`` (n,) over ``points`` under ``metric``."""
-    points = np.ascontiguousarray(points, dtype=np.float64)
-    return float(tour_length_kernel(points, metric, np.asarray(tour, dtype=np.int64)))
 
 
 def nearest_neighbor_tour(

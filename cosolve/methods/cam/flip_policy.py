@@ -19,10 +19,9 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 from torch import nn
-from torch_geometric.nn import MessagePassing
-from torch_geometric.utils import spmm
 
-from cosolve.methods.cam.flip_policy_numpy import normalized_coupling, time_features
+from cosolve.diffusion.gnn_layers import NormalizedAggregation, time_embedding
+from cosolve.methods.cam.flip_policy_numpy import normalized_coupling
 
 NODE_FEATURES = 4  # state, squashed gain, log weighted degree, 1 / sqrt(1 + degree)
 
@@ -52,25 +51,6 @@ class GraphTensors:
     def to(self, device: torch.device | str) -> GraphTensors:
         """These tensors on ``device``."""
         return GraphTensors(adjacency=self.adjacency.to(device), static=self.static.to(device))
-
-
-def time_embedding(t: float, features: int) -> torch.Tensor:
-    """Sinusoidal features (2 * features,) of the time t in [0, 1] (:func:`time_features`)."""
-    return torch.from_numpy(time_features(t, features))
-
-
-class NormalizedAggregation(MessagePassing):
-    """``out = A_norm @ h`` for features (N, F): a message-passing step whose messages are
-    weighted by the normalised adjacency, fused into one sparse product."""
-
-    def __init__(self) -> None:
-        super().__init__(aggr="add")
-
-    def forward(self, h: torch.Tensor, adjacency: torch.Tensor) -> torch.Tensor:
-        return self.propagate(adjacency, x=h)
-
-    def message_and_aggregate(self, adj_t: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        return spmm(adj_t, x, reduce="sum")
 
 
 class _Layer(nn.Module):

@@ -4,13 +4,12 @@ with a saved model imports no torch.
 The network is :class:`cosolve.methods.cam.flip_policy.FlipPolicy` (see there for the architecture); its
 weights come from the ``model.npz`` beside a checkpoint's ``model.pt``
 (:func:`cosolve.training.checkpoint.read_numpy_checkpoint`) or from a torch policy in memory
-(:meth:`NumpyFlipPolicy.from_torch`). The graph normalisation and the time features are defined
-here once and the torch policy uses them too.
+(:meth:`NumpyFlipPolicy.from_torch`). The graph normalisation is defined here once and the torch
+policy uses it too; the layers both forward passes share are in :mod:`cosolve.diffusion.numpy_layers`.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-LAYER_NORM_EPS = 1e-5  # torch.nn.LayerNorm's default
+from cosolve.diffusion.numpy_layers import layer_norm, linear, time_features
 
 
 def normalized_coupling(coupling: sp.sparray) -> tuple[sp.csr_array, np.ndarray]:
@@ -33,13 +32,6 @@ def normalized_coupling(coupling: sp.sparray) -> tuple[sp.csr_array, np.ndarray]
     count = np.diff(a.indptr)
     static = np.stack([np.log1p(degree), 1.0 / np.sqrt(1.0 + count)], axis=1).astype(np.float32)
     return norm, static
-
-
-def time_features(t: float, features: int) -> np.ndarray:
-    """Sinusoidal features (2 * features,) float32 of the time t in [0, 1]."""
-    freqs = np.exp(np.arange(features, dtype=np.float32) * np.float32(-math.log(100.0) / max(features, 1)))
-    angles = np.float32(2 * math.pi * t * 10) * freqs
-    return np.concatenate([np.sin(angles), np.cos(angles)]).astype(np.float32)
 
 
 @dataclass
@@ -61,28 +53,6 @@ class NumpyGraph:
         encoder's output needs of the graph, computed once (see :meth:`NumpyFlipPolicy.__call__`)."""
         ones = np.ones((self.static.shape[0], 1))
         return np.asarray(self.adjacency @ np.hstack([self.static.astype(np.float64), ones]), dtype=np.float64)
-
-
-def linear(h: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
-    """``h @ W.T + b`` over the last axis of ``h`` (..., in) -> (..., out), as one 2-D product (a
-    3-D ``h`` would run one small product per leading index, about three times slower)."""
-    weight = w[f"{name}.weight"]
-    out = h.reshape(-1, h.shape[-1]) @ weight.T
-    out += w[f"{name}.bias"]
-    return out.reshape(*h.shape[:-1], weight.shape[0])
-
-
-def layer_norm(h: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """torch.nn.LayerNorm over the last axis of ``h`` (..., d), in place on one centred copy."""
-    d = h.shape[-1]
-    flat = h.reshape(-1, d)
-    one_over_d = h.dtype.type(1.0 / d)
-    centred = flat - flat.sum(axis=-1, keepdims=True) * one_over_d
-    var = np.einsum("ij,ij->i", centred, centred)[:, None] * one_over_d
-    centred *= 1.0 / np.sqrt(var + h.dtype.type(LAYER_NORM_EPS))
-    centred *= weight
-    centred += bias
-    return centred.reshape(h.shape)
 
 
 class NumpyFlipPolicy:
@@ -161,24 +131,3 @@ def numpy_rule(policy: NumpyFlipPolicy, energy: Any, graph: NumpyGraph, base: An
         return (0.5 * (1.0 + np.tanh(0.5 * logits.astype(np.float64)))).T
 
     return rule
-
-
-def load_numpy_checkpoint(path: Any) -> tuple[NumpyFlipPolicy, Any, dict[str, Any]]:
-    """Policy, :class:`~cosolve.methods.cam.cam_config.CAMConfig` and meta of the CAM checkpoint ``path``
-    (a ``model.pt`` or its folder): from its ``model.npz`` without torch, or else (a checkpoint
-    written before there were ``model.npz`` files) from ``model.pt`` through torch."""
-    from cosolve.methods.cam.cam_config import CAMConfig
-    from cosolve.training.checkpoint import load_numpy_policy
-
-    def from_torch(path: Any) -> tuple[NumpyFlipPolicy, Any, dict[str, Any]]:
-        from cosolve.methods.cam.cam_task import load_checkpoint
-
-        torch_policy, config, meta = load_checkpoint(path)
-        return NumpyFlipPolicy.from_torch(torch_policy), config, meta
-
-    return load_numpy_policy(
-        path, CAMConfig,
-        lambda weights, c: NumpyFlipPolicy(weights, layers=c.layers, time_features=c.time_features),
-        lambda c: ({"encoder.weight", "head.weight", *(f"layers.{i}.norm.weight" for i in range(c.layers))}, "encoder.weight"),
-        from_torch,
-    )  # fmt: skip

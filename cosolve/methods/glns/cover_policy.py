@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import torch
 from torch import nn
 
-from cosolve.methods.cam.flip_policy import NormalizedAggregation, time_embedding
+from cosolve.diffusion.gnn_layers import NormalizedAggregation, time_embedding
 from cosolve.methods.glns.cover_policy_numpy import CoverGraph
 
 COLUMN_FEATURES = 6  # state, incumbent, squashed gain, cost, squashed reduced cost, log size

@@ -10,12 +10,17 @@ its weights come from the ``model.npz`` beside a checkpoint's ``model.pt``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from cosolve.methods.cam.flip_policy_numpy import layer_norm, linear, time_features
+from cosolve.diffusion.numpy_layers import layer_norm, linear, time_features
+
+if TYPE_CHECKING:
+    from cosolve.diffusion.energies import CoverEnergy
+    from cosolve.diffusion.sampler import FlipRule
+    from cosolve.methods.glns.instability import Region, RuleFactory
 
 
 def squash(v: np.ndarray) -> np.ndarray:
@@ -134,25 +139,15 @@ def numpy_cover_rule(policy: NumpyCoverPolicy, energy: Any, graph: CoverGraph) -
     return rule
 
 
-def load_numpy_checkpoint(path: Any) -> tuple[NumpyCoverPolicy, Any, dict[str, Any]]:
-    """Policy, :class:`~cosolve.methods.glns.glns_config.GLNSConfig` and meta of the GLNS checkpoint
-    ``path`` (a ``model.pt`` or its folder): from its ``model.npz`` without torch, or else (a
-    checkpoint written before there were ``model.npz`` files) from ``model.pt`` through torch."""
-    from cosolve.methods.glns.glns_config import GLNSConfig
-    from cosolve.training.checkpoint import load_numpy_policy
+def learned_rule(policy: Any) -> RuleFactory:
+    """The trained set cover policy as the flip rule, run in numpy
+    (:class:`~cosolve.methods.glns.cover_policy_numpy.NumpyCoverPolicy`; a torch
+    :class:`~cosolve.methods.glns.cover_policy.CoverPolicy` is converted first)."""
+    if not isinstance(policy, NumpyCoverPolicy):
+        policy = NumpyCoverPolicy.from_torch(policy)
 
-    def from_torch(path: Any) -> tuple[NumpyCoverPolicy, Any, dict[str, Any]]:
-        from cosolve.methods.glns.glns_task import load_checkpoint
+    def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
+        graph = CoverGraph.build(region.matrix, region.costs, region.reduced, region.start)
+        return numpy_cover_rule(policy, energy, graph)
 
-        torch_policy, config, meta = load_checkpoint(path)
-        return NumpyCoverPolicy.from_torch(torch_policy), config, meta
-
-    return load_numpy_policy(
-        path, GLNSConfig,
-        lambda weights, c: NumpyCoverPolicy(weights, layers=c.layers, time_features=c.time_features),
-        lambda c: (
-            {"column_encoder.weight", "head.weight", *(f"column_updates.{i}.norm.weight" for i in range(c.layers))},
-            "column_encoder.weight",
-        ),
-        from_torch,
-    )  # fmt: skip
+    return make

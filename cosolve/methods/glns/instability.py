@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -152,22 +151,6 @@ def gradient_rule(tau: float = 0.1, d: int = 5) -> RuleFactory:
 
     def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
         return rlsa_rule(energy.grad, steps, tau=tau, d=d, rng=rng)
-
-    return make
-
-
-def learned_rule(policy: Any) -> RuleFactory:
-    """The trained set cover policy as the flip rule, run in numpy
-    (:class:`~cosolve.methods.glns.cover_policy_numpy.NumpyCoverPolicy`; a torch
-    :class:`~cosolve.methods.glns.cover_policy.CoverPolicy` is converted first)."""
-    from cosolve.methods.glns.cover_policy_numpy import CoverGraph, NumpyCoverPolicy, numpy_cover_rule
-
-    if not isinstance(policy, NumpyCoverPolicy):
-        policy = NumpyCoverPolicy.from_torch(policy)
-
-    def make(region: Region, energy: CoverEnergy, steps: int, rng: np.random.Generator) -> FlipRule:
-        graph = CoverGraph.build(region.matrix, region.costs, region.reduced, region.start)
-        return numpy_cover_rule(policy, energy, graph)
 
     return make
 

@@ -219,7 +219,7 @@ class GLNS(AdjointMethod):
 
         warm_kernels()
         if self.config["policy"] == "cam":
-            from cosolve.methods.glns.cover_policy_numpy import load_numpy_checkpoint
+            from cosolve.methods.glns.glns_checkpoint import load_numpy_checkpoint
 
             missing = (
                 "no GLNS checkpoint is shipped; train one with `cosolve train glns --time SECONDS --out DIR` and pass "
@@ -229,7 +229,8 @@ class GLNS(AdjointMethod):
         super().prepare(problem)
 
     def solve(self, problem: Problem, ctx: SolveContext) -> Outcome:
-        from cosolve.methods.glns.instability import gradient_rule, instability_ranker, learned_rule
+        from cosolve.methods.glns.cover_policy_numpy import learned_rule
+        from cosolve.methods.glns.instability import gradient_rule, instability_ranker
         from cosolve.methods.glns.targeted import REGION_SEEDS
 
         o = ctx.options

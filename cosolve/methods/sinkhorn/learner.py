@@ -37,7 +37,7 @@ from cosolve.core.problem import Problem
 from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.decode import hungarian
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn, log_sinkhorn
-from cosolve.methods.sinkhorn.permutation_task import Task, tasks
+from cosolve.methods.sinkhorn.permutation_task import Task
 from cosolve.methods.sinkhorn.training_config import SinkhornConfig
 from cosolve.training.loop import TrainingTask
 from cosolve.training.progress import Validation
@@ -45,6 +45,14 @@ from cosolve.training.progress import Validation
 TASKS = ("sorting", "jigsaw")
 TEMPERATURES = ("adaptive", "fixed", "annealed")
 CHECKPOINT_FORMAT = "cosolve-sinkhorn/1"
+
+
+def tasks() -> dict[str, Task]:
+    """The learnable tasks by problem kind (imported on demand: the task modules import torch)."""
+    from cosolve.methods.sinkhorn.jigsaw_net import JIGSAW_TASK
+    from cosolve.methods.sinkhorn.sorting import SORTING_TASK
+
+    return {t.kind: t for t in (SORTING_TASK, JIGSAW_TASK)}
 
 
 @dataclass

@@ -45,11 +45,3 @@ class Task:
     truth: Callable[[Problem], np.ndarray | None]
     score: Callable[[np.ndarray, np.ndarray], dict[str, float]]
     headline: str
-
-
-def tasks() -> dict[str, Task]:
-    """The learnable tasks by problem kind (imported on demand: the task modules import torch)."""
-    from cosolve.methods.sinkhorn.jigsaw_net import JIGSAW_TASK
-    from cosolve.methods.sinkhorn.sorting import SORTING_TASK
-
-    return {t.kind: t for t in (SORTING_TASK, JIGSAW_TASK)}

@@ -232,7 +232,7 @@ class GumbelSinkhorn(Method):
         import math
 
         from cosolve.baselines.tsp_ils import KICKS_PER_CITY
-        from cosolve.heuristics.graphs.local_searches import seed_numba_random
+        from cosolve.heuristics.numba_random import seed_numba_random
         from cosolve.methods.sinkhorn.latent_tour import solve_tsp_sinkhorn
 
         o, deadline = ctx.options, ctx.deadline

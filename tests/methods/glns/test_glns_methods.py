@@ -173,7 +173,8 @@ def test_the_balance_halves_after_repairs_that_found_nothing_and_doubles_after_o
 def test_numpy_policy_equals_the_torch_forward_of_the_shipped_checkpoint():
     from cosolve.diffusion.energies import CoverEnergy
     from cosolve.methods.glns.cover_policy import CoverTensors, cover_logits
-    from cosolve.methods.glns.cover_policy_numpy import CoverGraph, load_numpy_checkpoint
+    from cosolve.methods.glns.cover_policy_numpy import CoverGraph
+    from cosolve.methods.glns.glns_checkpoint import load_numpy_checkpoint
     from cosolve.methods.glns.glns_task import load_checkpoint
     from cosolve.methods.glns.lns_methods import GLNS_CHECKPOINT
     from cosolve.training.checkpoint import shipped_folder
