@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CAM trainings on a lent GPU machine (issue 25, item 4), one prepared command:
-#   bash bench/device/cam_train_gpu.sh SECONDS OUTDIR
+#   bash bench/scripts/cam_train_gpu.sh SECONDS OUTDIR
 # Checks that training on CUDA equals the CPU (tests/training/test_cuda.py), then runs the
 # trainings below side by side, each one process with one CPU thread and the GPU (falls back to
 # the CPU if the check fails), and packs every run folder and log into OUTDIR/runs.tgz.

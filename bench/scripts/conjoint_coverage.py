@@ -18,7 +18,7 @@ Forced choice: ``Q(pi) = 1/2 + (E_pi - E_p0)[phi] . theta`` (``cosolve.problems.
 
 Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` has the table.
 
-    python bench/conjoint_coverage.py --out bench/results/conjoint-coverage
+    python -m bench.scripts.conjoint_coverage --out bench/results/conjoint-coverage
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
+
+from bench.scripts.csv_results import append_row, git_commit, read_rows
 
 DESIGNS = {5: 3, 10: 3, 20: 2}  # factors -> levels per factor
 FIELDS = [
@@ -90,7 +91,7 @@ def report(path: Path, out: Path) -> str:
         "(mean Q-hat - Q*), coverage of Q* by the plug-in 95% interval Q-hat +- 1.96 se and by the reported, "
         "bias-corrected one (each with its Monte Carlo standard error), mean coverage over the policy probabilities, "
         "mean seconds per replicate (fit + optimum + delta method). Reproduce with "
-        "`python bench/conjoint_coverage.py --out bench/results/conjoint-coverage`.",
+        "`python -m bench.scripts.conjoint_coverage --out bench/results/conjoint-coverage`.",
         "",
         "| factors | levels | respondents | reps | pi RMSE | Q error | Q se | Q bias (est.) | Q bias (obs.) | plug-in coverage "
         "| reported coverage | pi coverage | s/rep |",

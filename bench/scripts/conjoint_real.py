@@ -11,7 +11,7 @@ respondents' same-party pairs. The game is played with identity links with two-w
 and with logit links on main effects (per-group logit fits with interactions fail on perfect
 separation). Writes ``OUT/report.md``, ``OUT/results.json`` and the policy plots.
 
-    python bench/conjoint_real.py --out bench/results/conjoint-real
+    python -m bench.scripts.conjoint_real --out bench/results/conjoint-real
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}. Bundled data: 15,830 profiles, 1,583 "
         f"respondents. {args.penalty} penalty, lambda = {args.lam:g}. Reproduce with "
-        "`python bench/conjoint_real.py --out bench/results/conjoint-real`.",
+        "`python -m bench.scripts.conjoint_real --out bench/results/conjoint-real`.",
         "",
         "Average case (all respondents, two-way interactions), the chance that a profile drawn from the policy is "
         "chosen over one drawn from the randomisation (0.5 for the randomisation itself). The interval is the "

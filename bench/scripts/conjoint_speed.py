@@ -23,7 +23,7 @@ single profile as a MIP in SCIP and CP-SAT (skipped with ``--skip-mip``).
 
 Writes ``OUT/report.md`` (and ``OUT/cli.json``, the raw timings).
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/conjoint_speed.py --out bench/results/conjoint-speed
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m bench.scripts.conjoint_speed --out bench/results/conjoint-speed
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mip-time", type=float, default=60.0)
     parser.add_argument("--repeats", type=int, default=2, help="runs of each CLI command (the fastest is shown)")
     parser.add_argument("--commands", nargs="+", choices=list(COMMANDS), help="part 1's commands (default all)")
-    parser.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[1],
+    parser.add_argument("--source", type=Path, default=Path(__file__).resolve().parents[2],
                         help="the source tree the CLI commands run (default this checkout)")  # fmt: skip
     parser.add_argument("--cli-only", action="store_true", help="part 1 only")
     parser.add_argument("--skip-mip", action="store_true", help="part 2 without the best-profile MIPs")
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, one thread, {os.cpu_count()} cores "
         f"(load average {os.getloadavg()[0]:.2f} at the end). Reproduce with "
-        "`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python bench/conjoint_speed.py`.",
+        "`OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m bench.scripts.conjoint_speed`.",
         "",
         f"## CLI commands, seconds per step (fastest of {args.repeats} fresh processes; `cosolve` + the command's arguments)",
         "",

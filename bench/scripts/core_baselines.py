@@ -1,6 +1,6 @@
 """Baselines on OR-Library set cover under one wall-clock budget, each run in its own process.
 
-    python bench/core_baselines.py [--time 10] [--threads 1] [--instances scp41 scpa1 scpd1]
+    python -m bench.scripts.core_baselines [--time 10] [--threads 1] [--instances scp41 scpa1 scpd1]
                                    [--methods scip cpsat greedy] [--out bench/results/core_baselines.md]
 
 Runs ``cosolve solve --json`` once per (instance, method), one job at a time, and writes a
@@ -19,7 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import RESULTS, ROOT
+
 SETCOVER = ROOT / "instances" / "setcover"
 
 
@@ -50,7 +51,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--instances", nargs="+", default=["scp41", "scpa1", "scpd1"])
     ap.add_argument("--methods", nargs="+", default=["scip", "cpsat", "greedy"])
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "core_baselines.md"))
+    ap.add_argument("--out", default=str(RESULTS / "core_baselines.md"))
     args = ap.parse_args()
 
     optima = {
@@ -70,7 +71,7 @@ def main() -> None:
     lines = [
         f"# Set cover baselines, {args.time:g} s budget, {args.threads} thread(s)",
         "",
-        f"Command: `python bench/core_baselines.py --time {args.time:g} --threads {args.threads} "
+        f"Command: `python -m bench.scripts.core_baselines --time {args.time:g} --threads {args.threads} "
         f"--instances {' '.join(args.instances)} --methods {' '.join(args.methods)}`  ",
         f"Machine: {machine()}  ",
         f"Date: {time.strftime('%Y-%m-%d')}",

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Kill a quick-suite run mid-way with SIGKILL, then resume it; print what the database holds.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export OUT=${OUT:-/tmp/quick-kill}
 rm -rf $OUT
-python -m cosolve bench bench/quick.toml --out $OUT --workers 1 --no-progress > /tmp/kr1.log 2>&1 &
+python -m cosolve bench bench/suites/quick.toml --out $OUT --workers 1 --no-progress > /tmp/kr1.log 2>&1 &
 PID=$!
 sleep 30
 kill -KILL $PID
@@ -18,7 +18,7 @@ print("  jobs recorded:", db.execute("select count(*), count(distinct key) from 
 print("  by status:", db.execute("select status, count(*) from jobs group by status").fetchall())
 PY
 start=$(date +%s.%N)
-python -m cosolve bench bench/quick.toml --out $OUT --workers 1 --resume --no-progress > /tmp/kr2.log 2>&1
+python -m cosolve bench bench/suites/quick.toml --out $OUT --workers 1 --resume --no-progress > /tmp/kr2.log 2>&1
 echo "resume exit code $?; $(head -1 /tmp/kr2.log)"
 python - <<'PY'
 import os, sqlite3

@@ -1,7 +1,7 @@
 """Regenerate ``instances/graphs/``: small random graphs in DIMACS format and their best-known
 values for MIS, MaxCut, MaxClique and MDS, proven by SCIP where it finishes.
 
-    python bench/make_graph_instances.py [--time 120]
+    python -m bench.scripts.make_graph_instances [--time 120]
 
 Writes ``instances/graphs/*.col`` and ``instances/graphs/best_known.csv``
 (``instance,problem,value,status,method,time_s``); ``status`` is ``optimal`` when SCIP proved it.
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-from pathlib import Path
 
 import cosolve
+from bench import ROOT
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi
 from cosolve.io.graphfiles import write_dimacs
 
-OUT = Path(__file__).resolve().parents[1] / "instances" / "graphs"
+OUT = ROOT / "instances" / "graphs"
 
 GRAPHS = {
     "er50_p0.1_s1": lambda problem: erdos_renyi(50, 0.1, seed=1, problem=problem),

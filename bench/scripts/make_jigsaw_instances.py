@@ -4,7 +4,7 @@ Each is a scikit-image sample picture, halved in size by 2 x 2 block means (smal
 :func:`cosolve.problems.jigsaw.cut` into k x k pieces and shuffled with a fixed seed; the file keeps
 the true positions. Running it again rewrites the same files.
 
-    python bench/make_jigsaw_instances.py --out instances/jigsaw
+    python -m bench.scripts.make_jigsaw_instances --out instances/jigsaw
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How far past its budget does each method return? One process per run, via the CLI.
 
-    python bench/overshoot.py [--budgets 1 5] [--out bench/results/overshoot.md]
+    python -m bench.scripts.overshoot [--budgets 1 5] [--out bench/results/overshoot.md]
 
 Instances: a random set cover that no method finishes (1,000 x 10,000, 2% density), a generated
 set cover with 1,000,000 columns and 10,000,000 nonzeros (model building alone exceeds small
@@ -18,15 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from core_baselines import machine, solve_json  # noqa: E402
+from bench import RESULTS, ROOT
+from bench.scripts.core_baselines import machine, solve_json
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--budgets", type=float, nargs="+", default=[1.0, 5.0])
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "overshoot.md"))
+    ap.add_argument("--out", default=str(RESULTS / "overshoot.md"))
     args = ap.parse_args()
 
     from cosolve.generators.distributions import sample_graph
@@ -63,7 +62,7 @@ def main() -> None:
     lines = [
         "# Time-limit overshoot",
         "",
-        f"Command: `python bench/overshoot.py --budgets {' '.join(f'{b:g}' for b in args.budgets)}`  ",
+        f"Command: `python -m bench.scripts.overshoot --budgets {' '.join(f'{b:g}' for b in args.budgets)}`  ",
         f"Machine: {machine()}  ",
         f"Date: {time.strftime('%Y-%m-%d')}",
         "",

@@ -9,7 +9,7 @@ rate. Rows go to ``OUT/results.csv`` (reruns skip rows already there); ``OUT/rep
 table per data set and rate and the target check at gamma = 0.25%; ``OUT/<data>.png`` the wealth
 curves at 0.25%.
 
-    python bench/psga_backtest.py --out bench/results/psga-backtest
+    python -m bench.scripts.psga_backtest --out bench/results/psga-backtest
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
+
+from bench.scripts.csv_results import append_row, git_commit, read_rows
 
 DATA = ["nyse_o", "tse", "sp500", "djia"]
 COSTS = [0.0, 0.001, 0.0025, 0.005]
@@ -77,7 +78,7 @@ def report(path: Path, out: Path) -> str:
         "Sharpe ((APY - 4%) / annualised sd), maximum drawdown, Calmar, mean daily turnover ||b_t - b_hat||_1, mean "
         "number of assets held, and for PSGA its solve time and iterations per day (summed over its starts: "
         "relaxed, previous and uniform by default). "
-        "Reproduce with `python bench/psga_backtest.py`.",
+        "Reproduce with `python -m bench.scripts.psga_backtest`.",
     ]
     by_key: dict[tuple[str, float], list[dict]] = {}
     for r in rows:

@@ -6,7 +6,7 @@ with the longest path) and plots ``Psi(b^k) - Psi(b^final)`` on a log scale agai
 line is a linear rate. Writes ``OUT/convergence.png`` and ``OUT/convergence.md`` (iterations and the
 fitted rate per run).
 
-    python bench/psga_convergence.py --out bench/results/psga-convergence
+    python -m bench.scripts.psga_convergence --out bench/results/psga-convergence
 """
 
 from __future__ import annotations

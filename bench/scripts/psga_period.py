@@ -13,7 +13,7 @@ at random days, and of synthetic relatives for n = 500 and 2000; K in {3, 5, 10}
 Rows are appended to ``OUT/results.csv`` (reruns skip the instance-method pairs already there,
 so deleting one method's rows reruns that method alone); ``OUT/report.md`` has the tables.
 
-    python bench/psga_period.py --out bench/results/psga-period
+    python -m bench.scripts.psga_period --out bench/results/psga-period
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from csv_results import append_row, git_commit, read_rows
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench import ROOT
+from bench.scripts.csv_results import append_row, git_commit, read_rows
+
 REAL = {36: "nyse_o", 88: "tse"}
 FIELDS = [
     "source", "n", "k", "mu", "regime", "period", "method", "time_limit", "status", "objective", "bound", "time",
@@ -111,7 +112,7 @@ def report(path: Path, out: Path) -> str:
         "relative excess over SCIP's proven optimum (0 = equal; negative = better than SCIP's incumbent); how many "
         "PSGA solved within 1e-6 relative; median PSGA time and PSGA iterations; median SCIP time to its proof; the "
         "median per-instance speed-up (SCIP's proof time / PSGA's time); the same excess for ksparse-projection. "
-        "Reproduce with `python bench/psga_period.py`.",
+        "Reproduce with `python -m bench.scripts.psga_period`.",
         "",
         "| n | K | mu | previous | inst. | SCIP optimal | PSGA max excess | PSGA mean excess | within 1e-6 | "
         "PSGA time ms | PSGA iters | SCIP time s | speed-up | ksparse-proj. max excess |",

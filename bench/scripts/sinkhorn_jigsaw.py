@@ -7,7 +7,7 @@ reconstruction is perfect, and the discontinuity against the original's. Rows ar
 ``OUT/results.csv`` (reruns skip rows already there); ``OUT/report.md`` gives means and the spread
 over seeds per k and variant.
 
-    python bench/sinkhorn_jigsaw.py --k 2 3 4 5 --time 5 --out bench/results/sinkhorn-jigsaw
+    python -m bench.scripts.sinkhorn_jigsaw --k 2 3 4 5 --time 5 --out bench/results/sinkhorn-jigsaw
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
+
+from bench.scripts.csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 IMAGES = ["astronaut", "camera", "cat", "coffee", "rocket", "immunohistochemistry", "hubble_deep_field", "brick", "coins", "moon"]
 FIELDS = [
@@ -71,7 +72,7 @@ def report(path: Path, out: Path) -> str:
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}. Per seed, the mean over the images of the "
         "fraction of pieces in place; the table gives its mean over seeds, the standard deviation and range across "
-        "seeds, and the fraction of perfect reconstructions. Reproduce with `python bench/sinkhorn_jigsaw.py`.",
+        "seeds, and the fraction of perfect reconstructions. Reproduce with `python -m bench.scripts.sinkhorn_jigsaw`.",
         "",
         "| k | budget s | temperature | seeds | images | pieces in place | sd over seeds | min..max | perfect |",
         "|---|---|---|---|---|---|---|---|---|",

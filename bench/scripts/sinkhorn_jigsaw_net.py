@@ -13,7 +13,7 @@ Rows are appended to ``OUT/results.csv`` (reruns skip rows already there); ``OUT
 per k and variant, the mean over seeds of the fraction of pieces in place, its spread over seeds,
 and the fraction of perfect reconstructions.
 
-    python bench/sinkhorn_jigsaw_net.py --k 2 3 4 5 --out bench/results/sinkhorn-jigsaw-net
+    python -m bench.scripts.sinkhorn_jigsaw_net --k 2 3 4 5 --out bench/results/sinkhorn-jigsaw-net
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
+
+from bench.scripts.csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 FIELDS = [
     "k", "variant", "seed", "steps", "train_puzzles", "test_puzzles", "train_seconds",
@@ -80,7 +81,7 @@ def report(path: Path, out: Path, objective: str = "unsupervised") -> str:
         f"Machine: {platform.machine()}, Python {platform.python_version()}, 1 thread. LFW faces (scikit-image), "
         "80 training and 20 held-out puzzles per k; per seed the fraction of the held-out pieces in place; mean over "
         "seeds (sd over seeds, min..max) and the fraction of perfect reconstructions, for the network alone "
-        "(Hungarian decoding) and followed by the swap search. Reproduce with `python bench/sinkhorn_jigsaw_net.py`.",
+        "(Hungarian decoding) and followed by the swap search. Reproduce with `python -m bench.scripts.sinkhorn_jigsaw_net`.",
         "",
         "| k | steps | temperature | seeds | network: in place | sd | min..max | perfect | + swap search: in place | "
         "perfect | untrained | train s/seed |",

@@ -7,8 +7,8 @@ proportion of sequences with any error). Rows are appended to ``OUT/results.csv`
 (a rerun skips rows already there); ``OUT/report.md`` gives the mean and the spread (standard
 deviation, min..max) over seeds per N, range and variant.
 
-    python bench/sinkhorn_sorting.py --n 5 10 50 100 --out bench/results/sinkhorn-sorting
-    python bench/sinkhorn_sorting.py --report-only --out bench/results/sinkhorn-sorting
+    python -m bench.scripts.sinkhorn_sorting --n 5 10 50 100 --out bench/results/sinkhorn-sorting
+    python -m bench.scripts.sinkhorn_sorting --report-only --out bench/results/sinkhorn-sorting
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from csv_results import git_commit, group_rows, read_rows, run_missing, write_report
+
+from bench.scripts.csv_results import git_commit, group_rows, read_rows, run_missing, write_report
 
 FIELDS = [
     "n", "low", "high", "variant", "objective", "seed", "steps", "batch_size", "lr", "train_count", "test_count",
@@ -68,7 +69,7 @@ def report(path: Path, out: Path) -> str:
         "",
         f"Machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}. "
         "Mean over seeds, with the standard deviation and the range across seeds. "
-        "Reproduce with `python bench/sinkhorn_sorting.py` (options in its header).",
+        "Reproduce with `python -m bench.scripts.sinkhorn_sorting` (options in its header).",
         "",
         "| N | values | loss | temperature | seeds | Kendall tau | sd | min..max | wrong positions | any error | train s/seed |",
         "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -6,7 +6,7 @@ recorded job is checked against the same solve done here in-process (the greedy 
 deterministic, so each objective must be equal), the store must hold each job exactly once, and
 the report's tables and ``results.csv`` must agree with the store.
 
-    python bench/tiny_jobs.py --out bench/results/tiny-jobs
+    python -m bench.scripts.tiny_jobs --out bench/results/tiny-jobs
 
 Writes ``OUT/run/`` (the bench output) and ``OUT/README.md`` (timings and the checks).
 """
@@ -114,7 +114,7 @@ def main() -> int:
     lines = [
         "# 1,000 tiny jobs through `cosolve bench`",
         "",
-        f"Command: `python bench/tiny_jobs.py --out {args.out}` ({args.workers} local workers, "
+        f"Command: `python -m bench.scripts.tiny_jobs --out {args.out}` ({args.workers} local workers, "
         f"{expected_jobs} jobs of 1 s budget on 12-node MIS graphs).",
         "",
         f"- wall clock of `cosolve bench`: {wall:.0f} s ({expected_jobs / wall:.2f} jobs/s; each job is a fresh "

@@ -1,6 +1,6 @@
 """The CAM benchmark tables: mean objective, mean gap to the reference, time per graph.
 
-    python bench/cam_tables.py bench/results/cam-rb-small-mis [more result folders ...] > table.md
+    python -m bench.tables.cam bench/results/cam-rb-small-mis [more result folders ...] > table.md
 
 For each instance set and budget, only graphs on which every method of that budget has a
 finished job enter the means, so the methods are compared on the same graphs. The reference
@@ -19,13 +19,13 @@ from __future__ import annotations
 import csv
 import sys
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 
+from bench import RESULTS
 from cosolve.bench.store import Store
 
-REFERENCES = Path(__file__).parent / "results" / "cam-reference" / "references.csv"
+REFERENCES = RESULTS / "cam-reference" / "references.csv"
 
 
 def references() -> dict[tuple[str, str], float]:

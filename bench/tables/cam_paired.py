@@ -1,6 +1,6 @@
 """Graph-by-graph comparison of two (method, budget) rows of a CAM benchmark store.
 
-    python bench/cam_paired.py bench/results/cam-ba-small-maxcut ba-small-maxcut cam 1 scip 10
+    python -m bench.tables.cam_paired bench/results/cam-ba-small-maxcut ba-small-maxcut cam 1 scip 10
 
 prints, over the graphs on which both have a finished job, on how many the first method's
 objective is better than, equal to and worse than the second's (in the problem's sense; no

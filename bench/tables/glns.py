@@ -1,6 +1,6 @@
-"""Tables for the GLNS issue from a results folder of bench/glns.toml (or a slice of it).
+"""Tables for the GLNS issue from a results folder of bench/suites/glns.toml (or a slice of it).
 
-    python bench/glns_tables.py bench/results/glns [--references FOLDER ...] [--known CSV] [--against cft] [--per-instance]
+    python -m bench.tables.glns bench/results/glns [--references FOLDER ...] [--known CSV] [--against cft] [--per-instance]
         [--borrow cft] [--merge FOLDER ...] [--labels glns cft]
 
 Per instance set, budget and method, over the (instance, seed) pairs every listed method finished
@@ -38,7 +38,7 @@ def finished_jobs(folder: str) -> list[dict]:
     """The done or killed jobs of a results folder of ``cosolve bench``, one dict per row."""
     path = Path(folder) / "results.sqlite"
     if not path.is_file():
-        raise SystemExit(f"glns_tables.py: {folder} has no results.sqlite (not a results folder of cosolve bench)")
+        raise SystemExit(f"bench.tables.glns: {folder} has no results.sqlite (not a results folder of cosolve bench)")
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     db.row_factory = sqlite3.Row
     return [dict(r) for r in db.execute("SELECT * FROM jobs WHERE status IN ('done', 'killed')")]

@@ -2,12 +2,12 @@
 polish? Per instance set and budget, each method's mean gap to the best-known value with its spread
 over seeds, and the paired comparison of ``cam+polish`` with each other method.
 
-    python bench/graph_ablation_tables.py bench/results/graph-ablation [REFERENCES_CSV] > bench/results/graph-ablation/tables.md
-    python bench/graph_ablation_tables.py bench/results/graph-mis-peers --against polish > bench/results/graph-mis-peers/tables.md
+    python -m bench.tables.graph_ablation bench/results/graph-ablation [REFERENCES_CSV] > bench/results/graph-ablation/tables.md
+    python -m bench.tables.graph_ablation bench/results/graph-mis-peers --against polish > bench/results/graph-mis-peers/tables.md
 
 ``--against LABEL`` pairs every method with LABEL instead of ``cam+polish``.
 
-References are those of bench/graph_tables.py (the best of REFERENCES_CSV, default
+References are those of bench/tables/graph_peers.py (the best of REFERENCES_CSV, default
 ``bench/results/graph-peers/references.csv``, and of every finished job here), so no gap is
 negative. ``mean gap ± sd``: the mean over graphs and seeds, and the standard deviation over seeds
 of the per-seed mean gap. Paired: over (graph, seed) pairs, how often ``cam+polish`` is better /
@@ -24,8 +24,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from graph_tables import best_known, load_references  # bench/ is on the path when this runs as a script
 
+from bench import RESULTS
+from bench.tables.graph_peers import best_known, load_references
 from cosolve.bench.store import Store
 
 LEARNED = "cam+polish"
@@ -33,7 +34,7 @@ LEARNED = "cam+polish"
 
 def main(folder: str, references: str | None = None, against: str = LEARNED) -> None:
     rows = [r for r in Store.existing(folder).rows() if r["status"] == "done"]
-    default = Path(__file__).parent / "results" / "graph-peers" / "references.csv"
+    default = RESULTS / "graph-peers" / "references.csv"
     best = {k: v[0] for k, v in best_known(rows, load_references(Path(references) if references else default)).items()}
     # gap[(set, budget)][label][(instance, seed)]
     gap: dict[tuple[str, float], dict[str, dict[tuple[str, int], float]]] = defaultdict(lambda: defaultdict(dict))

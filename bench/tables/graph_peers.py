@@ -2,10 +2,10 @@
 objective, mean gap to the best-known value, graphs at the best-known value, and paired counts
 against the two outside samplers, ``tabu`` and ``sa``.
 
-    python bench/graph_tables.py bench/results/graph-peers [REFERENCES_CSV] > bench/results/graph-peers/tables.md
+    python -m bench.tables.graph_peers bench/results/graph-peers [REFERENCES_CSV] > bench/results/graph-peers/tables.md
 
 The reference of a graph is the best of the values in REFERENCES_CSV (default: the suite's
-``references.csv``, made by bench/graph_references.py: planted optima, proven optima, long runs)
+``references.csv``, made by bench/tables/graph_references.py: planted optima, proven optima, long runs)
 and of every finished job in the results folder, so no gap is negative; the table says how many
 graphs took their reference from each source. ``gap`` = |reference - objective| / |reference| (a
 job without a solution counts 100%). Only graphs on which every method of the budget finished

@@ -1,7 +1,7 @@
 """Best-known values of the graph-peers suite (issue 25), with where each comes from.
 
-    python bench/graph_references.py [RESULTS_FOLDER ...] > bench/results/graph-peers/references.csv
-    python bench/graph_references.py --found RESULTS_FOLDER ... > references.csv
+    python -m bench.tables.graph_references [RESULTS_FOLDER ...] > bench/results/graph-peers/references.csv
+    python -m bench.tables.graph_references --found RESULTS_FOLDER ... > references.csv
 
 With ``--found``, the instances are those of the folders' jobs (any suite), not graph-peers'.
 
@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import csv
 import sys
-from pathlib import Path
 
+from bench import RESULTS, SUITES
 from cosolve.bench.store import Store
 from cosolve.bench.suite import load_suite
 from cosolve.generators.distributions import frb_parameters
 
-HERE = Path(__file__).parent
-SUITE = HERE / "graph_peers.toml"
+SUITE = SUITES / "graph_peers.toml"
 MAXIMIZE = {"mis", "maxcut", "maxclique"}
 
 
@@ -50,7 +49,7 @@ def main(folders: list[str], found: bool = False) -> None:
         if dist == "frb":
             for seed in range(count):
                 offer((f"frb-{seed}", problem), float(frb_parameters(seed)[0]), "planted", True)
-    with open(HERE / "results" / "cam-reference" / "references.csv", newline="") as f:
+    with open(RESULTS / "cam-reference" / "references.csv", newline="") as f:
         for row in csv.DictReader(f):
             if row["proven"] == "True":
                 offer((row["instance"], row["problem"]), float(row["value"]), f"proven:{row['source']}", True)

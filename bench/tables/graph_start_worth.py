@@ -2,7 +2,7 @@
 seconds the local search alone (``polish``, from a random decoded start) takes to reach the value a
 sampler without the polish (``cam`` or ``rlsa`` with ``polish=0``) ends at in its whole budget.
 
-    python bench/graph_start_worth.py --polish bench/results/graph-ablation-share \
+    python -m bench.tables.graph_start_worth --polish bench/results/graph-ablation-share \
         --samplers bench/results/graph-peers bench/results/graph-mis-alone > bench/results/graph-start-worth/tables.md
 
 The polish's incumbent trace (seconds from the start of its solve, objective) of every 10 s job on a

@@ -1,6 +1,6 @@
 """Reference values for the CAM suites: the better of SCIP and CP-SAT per graph, from a results folder.
 
-    python bench/make_references.py bench/out/cam-reference [bench/results/cam-reference/references.csv]
+    python -m bench.tables.make_references bench/out/cam-reference [bench/results/cam-reference/references.csv]
 
 Writes CSV rows ``instance, problem, value, source, proven``: ``source`` the method that found
 the value, ``proven`` whether that method proved it optimal within its budget.

@@ -1,13 +1,16 @@
 """Best-known covers of the generated set cover suites, from every results folder and stored covers.
 
-    python bench/setcover_best_known.py [--instances DIR] > bench/results/setcover-best-known/best_known.csv
+    python -m bench.tables.setcover_best_known [--instances DIR] > bench/results/setcover-best-known/best_known.csv
 
 Per generated instance (a job without a proven reference): the cheapest objective of any finished
-job in ``bench/results/setcover-*/results.sqlite`` and ``bench/results/glns/results.sqlite``, or a
+job in ``bench/results/setcover-*/results.sqlite``, ``bench/experiments/*/results/setcover-*/results.sqlite``
+(runs behind no published table, moved there) and ``bench/results/glns/results.sqlite``, or a
 cheaper stored cover ``bench/results/setcover-best-known/NAME.sol`` (a solution file, as
 ``cosolve solve --output`` writes), which is read back and evaluated on the instance file
 ``DIR/*/NAME.txt`` (default: the instances of ``bench/results/setcover-glns-final-2``; regenerate
-them with ``cosolve bench bench/setcover_glns_final.toml``). Writes ``instance,value,source`` CSV.
+them with ``cosolve bench bench/suites/setcover_glns_final.toml``). Writes ``instance,value,source`` CSV;
+the source names the folders by name (``jobs in bench/results/NAME ...``, as when they all lay in
+bench/results/, so that a rebuild reproduces the stored file).
 """
 
 from __future__ import annotations
@@ -17,15 +20,16 @@ import csv
 import sys
 from pathlib import Path
 
-from glns_tables import finished_jobs
+from bench import EXPERIMENTS, RESULTS
+from bench.tables.glns import finished_jobs
 
-RESULTS = Path(__file__).parent / "results"
 COVERS = RESULTS / "setcover-best-known"
 
 
 def best_of_folders() -> dict[str, tuple[float, list[str]]]:
     """instance -> (cheapest objective, folders that found it), over generated instances."""
-    folders = [*sorted(RESULTS.glob("setcover-*/results.sqlite")), RESULTS / "glns" / "results.sqlite"]
+    stores = [*RESULTS.glob("setcover-*/results.sqlite"), *EXPERIMENTS.glob("*/results/setcover-*/results.sqlite")]
+    folders = [*sorted(stores, key=lambda path: path.parent.name), RESULTS / "glns" / "results.sqlite"]
     best: dict[str, tuple[float, list[str]]] = {}
     for path in folders:
         if not path.is_file():

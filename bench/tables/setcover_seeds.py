@@ -2,8 +2,8 @@
 default ``glns``, the learned ranking) against every other label, e.g. the gradient rule
 (``glns-gradient``) and random ranking (``lns-random``).
 
-    python bench/setcover_seed_tables.py bench/results/setcover-lns-seeds
-    python bench/setcover_seed_tables.py bench/results/setcover-targeted --against lns-expensive
+    python -m bench.tables.setcover_seeds bench/experiments/setcover_glns/results/setcover-lns-seeds
+    python -m bench.tables.setcover_seeds bench/results/setcover-targeted --against lns-expensive
 
 Per instance: each method's mean objective over seeds, with min..max. Then, per instance set and
 over all of them, over (instance, seed) pairs, how often the method is better / equal / worse than

@@ -1,6 +1,6 @@
 """Validation curves of training runs against wall clock, from their resumable state.
 
-    python bench/training_curves.py RUN_FOLDER [RUN_FOLDER ...] > curves.md
+    python -m bench.tables.training_curves RUN_FOLDER [RUN_FOLDER ...] > curves.md
 
 Each RUN_FOLDER is a ``cosolve train ... --out RUN_FOLDER`` output (its ``training.pt``). Prints,
 per run, its settings that differ from the defaults, and one row per validation: seconds of

@@ -4,8 +4,8 @@ by default the Sinkhorn start (gs-adaptive) against the same local search from g
 nearest-neighbour starts (``--ablation BASE,OTHER,...`` names other labels); the overshoot of the
 time limit.
 
-    python bench/tsp_tables.py bench/results/tsp-scaling > bench/results/tsp-scaling/tables.md
-    python bench/tsp_tables.py bench/results/tsp-net --ablation gs-net,gs-latent,gs-net-only,ils-greedy-edge
+    python -m bench.tables.tsp bench/results/tsp-scaling > bench/results/tsp-scaling/tables.md
+    python -m bench.tables.tsp bench/results/tsp-net --ablation gs-net,gs-latent,gs-net-only,ils-greedy-edge
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def main(folder: Path, ablation: tuple[str, ...] = ABLATION) -> None:
 
     print(f"# {folder.name} tables\n")
     print("Gap = (tour − reference) / reference. References: the suite's best-known values where it gives them (TSPLIB95's")
-    print("proven optima; bench/tsp_random_references.csv), else the best tour of any job of this folder (every budget,")
+    print("proven optima; bench/suites/tsp_random_references.csv), else the best tour of any job of this folder (every budget,")
     print("seed and method; for tsp-scaling's random sets LKH-3's at 60 s).")
     print("Cells: mean gap % over instances and seeds / largest gap % / runs at the reference.")
     print("A job without a tour is missing from its cell (listed at the end).\n")

@@ -1,6 +1,6 @@
 """What one round of the shipped MIS policy's chains holds, against the min-degree greedy.
 
-    python bench/cam_chain_probe.py GRAPH.col [GRAPH.col ...] [--chains 16] [--seeds 3]
+    python -m bench.experiments.graph_cam.cam_chain_probe GRAPH.col [GRAPH.col ...] [--chains 16] [--seeds 3]
 
 For each graph and seed: one round of ``--chains`` chains and the checkpoint's steps from uniform
 noise (as ``cam`` samples, without its pacer), then

@@ -1,6 +1,6 @@
 """Seconds per denoising step of the shipped CAM policy's numpy forward pass, on graph files.
 
-    python bench/cam_step_time.py GRAPH.col [GRAPH.col ...] [--problem mis] [--chains 16] [--calls 40]
+    python -m bench.experiments.graph_cam.cam_step_time GRAPH.col [GRAPH.col ...] [--problem mis] [--chains 16] [--calls 40]
 
 For each graph: one warm-up call, then ``--calls`` calls of the policy (the problem's shipped
 checkpoint, ``solvers/``) on random states of ``--chains`` chains at times 0.5 down; prints the

@@ -10,7 +10,7 @@ script puts that number next to what needs no learning, on the same graphs and d
   sets), T steps, 8 chains, decoded like CAM;
 - each ``--checkpoint`` given: its validation objective recomputed, and the mean terminal energy.
 
-    python bench/cam_validation_probe.py --checkpoint solvers/cam-mis-er-700-800 [--graphs 32]
+    python -m bench.experiments.graph_cam.cam_validation_probe --checkpoint solvers/cam-mis-er-700-800 [--graphs 32]
 """
 
 from __future__ import annotations

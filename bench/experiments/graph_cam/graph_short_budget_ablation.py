@@ -2,10 +2,11 @@
 the untrained sampler) and ``polish`` (the local search alone from a random start), paired by
 (graph, seed), in one process, one thread, set-up outside the budget (as in a benchmark job).
 
-    cosolve generate er-700-800 --count 5 --out bench/results/graph-ablation-short/instances
-    cosolve generate frb --count 6 --out bench/results/graph-ablation-short/instances
-    cosolve generate rb-large --count 5 --out bench/results/graph-ablation-short/instances
-    python bench/graph_short_budget_ablation.py bench/results/graph-ablation-short/instances --sets rb-large er-700-800 frb \
+    cosolve generate er-700-800 --count 5 --out bench/experiments/graph_cam/results/graph-ablation-short/instances
+    cosolve generate frb --count 6 --out bench/experiments/graph_cam/results/graph-ablation-short/instances
+    cosolve generate rb-large --count 5 --out bench/experiments/graph_cam/results/graph-ablation-short/instances
+    python -m bench.experiments.graph_cam.graph_short_budget_ablation \
+        bench/experiments/graph_cam/results/graph-ablation-short/instances --sets rb-large er-700-800 frb \
         --budgets 0.1 0.2 0.5 --seeds 0 1 2
 
 Prints, per set and budget, each method's mean independent set size and ``cam`` minus each

@@ -1,6 +1,6 @@
 """How fast and lean is reading a large OR-Library set cover file?
 
-    python bench/setcover_load.py [--rows 10000] [--cols 1000000] [--nnz 10000000] [--seed 0] [--keep DIR]
+    python -m bench.experiments.harness.setcover_load [--rows 10000] [--cols 1000000] [--nnz 10000000] [--seed 0] [--keep DIR]
 
 Generates a random instance (Balas–Ho style), writes it in orlib format to a temporary folder,
 then reads it with ``cosolve.io.read`` in a fresh Python process and prints the read's wall time
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]  # the repository root, on the children's PYTHONPATH
 
 READER = """
 import json, resource, sys, time
@@ -78,7 +78,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generate-only", metavar="PATH", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.generate_only:
-        sys.path.insert(0, str(ROOT))
         generate(args.rows, args.cols, args.nnz, args.seed, Path(args.generate_only))
         return 0
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
@@ -88,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         path = folder / f"rand{args.rows}x{args.cols}.txt"
         gen = [
             sys.executable,
-            __file__,
+            "-m",
+            "bench.experiments.harness.setcover_load",
             "--rows",
             str(args.rows),
             "--cols",

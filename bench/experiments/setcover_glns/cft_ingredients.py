@@ -4,7 +4,8 @@ at the whole instance's multipliers (what cosolve did before), the consensus fix
 of covers, the fixing fraction set back after a cheaper cover (CFT's and pycft's rule) and each
 three-phase restarted from CFT's initial multipliers (as pycft does), on set cover files.
 
-    python bench/cft_ingredients.py bench/results/setcover-peers/instances/*/*.txt [--budget 8] [--seed 0]
+    python -m bench.experiments.setcover_glns.cft_ingredients \
+        bench/results/setcover-peers/instances/*/*.txt [--budget 8] [--seed 0]
         [--variants priced,consensus] [--cycles 1] [--whole-only]
 
 For each instance: the start (Chvátal's greedy, redundancy removal, swap search) and the

@@ -10,7 +10,8 @@ incumbent columns in ranking order, then the candidate columns of the rows they 
 to check that the row-walk neighbourhood of :mod:`cosolve.methods.glns.neighborhood` is not what
 keeps repairs from improving.
 
-    python bench/glns_neighbourhood_probe.py bench/results/glns/instances/random-200k/rand2000x200000_2000000_s2.txt \
+    python -m bench.experiments.setcover_glns.glns_neighbourhood_probe \
+        bench/results/glns/instances/random-200k/rand2000x200000_2000000_s2.txt \
         --time 30 --refine-share 0 --seeds 0 1
 """
 

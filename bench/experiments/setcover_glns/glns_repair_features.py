@@ -1,7 +1,7 @@
 """Probe: what predicts that a GLNS sub-MIP repair finds a cheaper cover? (issue 26, item 2)
 
 Runs ``lns-random`` (random neighbourhoods: an unbiased sample of them) in the regime where the
-repairs do all the improving (refinement and local search off, as in ``bench/setcover_lns_regime.toml``)
+repairs do all the improving (refinement and local search off, as in ``bench/suites/setcover_lns_regime.toml``)
 and records, for every repair, features of its neighbourhood and whether it improved; then prints,
 per feature, the repairs' success rate by quartile of the feature and the feature's AUC (the chance
 that an improving repair has a higher value than a failing one; 0.5: no signal).
@@ -16,7 +16,8 @@ Features (u: the Lagrangian multipliers of the loop's bound, r: the reduced cost
 - ``free_columns``, ``rows``: the repair problem's size; ``incumbent_share``: the share of freed
   columns in the incumbent.
 
-    python bench/glns_repair_features.py bench/results/setcover-lns-regime/instances/random-200k/*.txt --time 30 --seeds 0 1
+    python -m bench.experiments.setcover_glns.glns_repair_features \
+        bench/results/setcover-lns-regime/instances/random-200k/*.txt --time 30 --seeds 0 1
 """
 
 from __future__ import annotations

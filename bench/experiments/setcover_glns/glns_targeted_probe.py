@@ -8,7 +8,8 @@ ranking of ``cosolve/methods/glns`` (random, expensive, disagreement), and one *
 the union of the pool's covers. Prints, per kind, the repairs that found a cheaper cover, the mean
 free columns and rows, and how many the sub-solver closed.
 
-    python bench/glns_targeted_probe.py bench/results/setcover-lns-regime/instances/random-200k/rand2000x200000_2000000_s2.txt \
+    python -m bench.experiments.setcover_glns.glns_targeted_probe \
+        bench/results/setcover-lns-regime/instances/random-200k/rand2000x200000_2000000_s2.txt \
         --rwls 20 --repairs 8 --size 1500 --slice 3 --merge-slice 20
 """
 

@@ -1,6 +1,6 @@
 """The row-weighting local search against CFT's refinement, each on its own (issue 26, item 1).
 
-    python bench/rwls_ingredients.py FILE... [--budget 20] [--seeds 0] [--variants refine,rwls-20,mix]
+    python -m bench.experiments.setcover_glns.rwls_ingredients FILE... [--budget 20] [--seeds 0] [--variants refine,rwls-20,mix]
         [--workers 2]
 
 For each instance and seed, every variant starts from the same place: Chvátal's greedy, redundancy

@@ -2,7 +2,8 @@
 (Blum et al. 2016): solve the instance restricted to the union of the columns of the K cheapest
 distinct covers that CFT's refinement completed along the way.
 
-    python bench/setcover_merge_probe.py INSTANCE --seed 0 [--budget 30] [--counts 10,20,30] [--limit 10] [--cores 2,3,5]
+    python -m bench.experiments.setcover_glns.setcover_merge_probe \
+        INSTANCE --seed 0 [--budget 30] [--counts 10,20,30] [--limit 10] [--cores 2,3,5]
 
 Shared start as in glns (Chvátal's greedy, redundancy removal, swap search, 1,000 subgradient
 steps, the Lagrangian heuristic), then one refinement (one stalled cycle of its fixing fraction, at

@@ -1,7 +1,8 @@
 """Which columns should glns's row-weighting search move among? One refinement, then the search
 from the refined cover on three cores (issue 26, rail-scattered-3 at 60 s).
 
-    python bench/setcover_rwls_columns_probe.py INSTANCE --seed 0 [--budget 30] [--seconds 20] [--per-row 20] [--write FILE]
+    python -m bench.experiments.setcover_glns.setcover_rwls_columns_probe \
+        INSTANCE --seed 0 [--budget 30] [--seconds 20] [--per-row 20] [--write FILE]
 
 Shared start as in glns (Chvátal's greedy, redundancy removal, swap search, 1,000 subgradient
 steps, the Lagrangian heuristic), then one refinement (one stalled cycle, at most ``--budget``
