@@ -1,0 +1,1 @@
+"""Experiments: graph_cam (see README.md here)."""

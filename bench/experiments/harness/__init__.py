@@ -1,0 +1,1 @@
+"""Experiments: harness (see README.md here)."""

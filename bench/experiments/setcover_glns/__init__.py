@@ -1,0 +1,1 @@
+"""Experiments: setcover_glns (see README.md here)."""

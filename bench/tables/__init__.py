@@ -1,0 +1,1 @@
+"""Table makers: tables and reference files from recorded results (``python -m bench.tables.NAME ...``)."""
