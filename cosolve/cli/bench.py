@@ -14,7 +14,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "cluster, record each finished job in OUT/results.sqlite at once, then write OUT/results.csv, "
         "OUT/report.md and PNG plots. Suites: see bench/README.md.",
     )
-    p.add_argument("suite", help="suite file (TOML), e.g. bench/quick.toml")
+    p.add_argument("suite", help="suite file (TOML), e.g. bench/suites/quick.toml")
     p.add_argument("--out", "-o", help="output folder (default: bench/out/SUITE_NAME)")
     p.add_argument("--workers", "-w", type=int, default=1, help="concurrent jobs on a local Dask cluster (default 1)")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler, e.g. tcp://host:8786 (instead of --workers)")

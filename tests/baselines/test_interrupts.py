@@ -1,6 +1,6 @@
 """Every exact baseline stops on an interrupt and keeps its incumbent: from another thread
 (``Deadline.interrupt``) and by Ctrl-C (SIGINT to a process running a solve). How soon they stop
-is measured by bench/overshoot.py, not here."""
+is measured by bench/scripts/overshoot.py, not here."""
 
 import threading
 

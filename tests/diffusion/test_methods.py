@@ -79,7 +79,7 @@ def test_slow_steps_end_before_the_deadline(budget, monkeypatch):
     """Steps of at least 4 ms per chain (64 ms for the 16 chains): the sampler must not start one
     that would end after the deadline (so at most budget / 64 ms of them are taken), and still
     answers when not even the first fits. (How far past the deadline a solve ends is measured in
-    bench/overshoot.py, not here.)"""
+    bench/scripts/overshoot.py, not here.)"""
     import cosolve.diffusion.sampler as sampler
 
     problem = sample_graph("rb-small", 4, "mis")

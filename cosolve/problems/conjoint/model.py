@@ -15,7 +15,7 @@ interactions); ``cov`` (P + 1, P + 1) is their respondent-clustered covariance.
     chance that a profile from ``pi`` beats one from ``p0``, and ``Q(p0) = 1/2`` exactly. The fitted
     ``alpha`` is not used: it equals ``1/2 - (sample mean of phi) . theta`` and carries the sampling
     noise of the randomisation, whose variance the clustered covariance overstates about twofold in
-    that direction (``bench/conjoint_coverage.py``).
+    that direction (``bench/scripts/conjoint_coverage.py``).
 - ``link = "logit"``: the forced-choice difference logit ``P(A chosen | A, B) = sigmoid(alpha +
   (phi(A) - phi(B)) . theta)`` fit on one row per pair (``alpha``: the first-listed profile's edge),
   so ``Q(pi) = E_{x ~ pi, x' ~ p0} sigmoid((phi(x) - phi(x')) . theta)``.
