@@ -10,15 +10,7 @@ from typing import Any, ClassVar
 from cosolve.core.method import Method, Option, Outcome, SolveContext
 from cosolve.core.problem import Problem
 from cosolve.core.registry import register
-from cosolve.diffusion.anytime_sampling import (
-    GRAPH_KINDS,
-    POLISH,
-    POLISH_GUIDE,
-    POLISH_ITERATIONS,
-    POLISH_WARM_UP,
-    SEARCH,
-    run_rounds,
-)
+from cosolve.diffusion.anytime_sampling import GRAPH_KINDS, POLISH_WARM_UP, ROUNDS_AND_POLISH, run_rounds
 
 
 @register
@@ -40,11 +32,7 @@ class RLSA(Method):
             "regulariser: the k-th largest improvement, k uniform in 2..d, is subtracted; auto: 20 for maxcut, 5 otherwise",
             minimum=2,
         ),
-        "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
-        "polish": POLISH,
-        "polish_iterations": POLISH_ITERATIONS,
-        "polish_guide": POLISH_GUIDE,
-        "search": SEARCH,
+        **ROUNDS_AND_POLISH,
     }
 
     def resolve(self, problem: Problem, time_limit: float) -> dict[str, Any]:

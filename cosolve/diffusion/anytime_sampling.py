@@ -56,6 +56,14 @@ POLISH_GUIDE = Option(
     "(of the round with the best decoding) disagree with the polish's start, instead of uniformly",
     problems=("maxcut",),
 )
+#: the options of the rounds and of the polish after them (cam and rlsa)
+ROUNDS_AND_POLISH: dict[str, Option] = {
+    "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
+    "polish": POLISH,
+    "polish_iterations": POLISH_ITERATIONS,
+    "polish_guide": POLISH_GUIDE,
+    "search": SEARCH,
+}
 #: a warm-up solve compiles the polish without running it to the warm-up's deadline
 POLISH_WARM_UP = {"polish_iterations": 100}
 

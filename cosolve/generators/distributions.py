@@ -46,7 +46,7 @@ TRAINING_SEED = 1_000_000
 _MAX_TRIES = 1000
 
 
-def _rb(cliques: tuple[int, int], size: tuple[int, int], nodes: tuple[int, int]) -> Callable[[int, str], GraphProblem]:
+def _model_rb(cliques: tuple[int, int], size: tuple[int, int], nodes: tuple[int, int]) -> Callable[[int, str], GraphProblem]:
     def draw(seed: int, problem: str) -> GraphProblem:
         rng = np.random.default_rng([seed, 0x5B])
         for _ in range(_MAX_TRIES):  # rejection: keep graphs whose node count lies in ``nodes``
@@ -200,8 +200,8 @@ _GRAPHS = tuple(GRAPH_PROBLEMS)
 DISTRIBUTIONS: dict[str, Distribution] = {
     d.name: d
     for d in (
-        Distribution("rb-small", _rb((20, 24), (5, 11), (200, 300)), _GRAPHS),
-        Distribution("rb-large", _rb((40, 54), (20, 24), (800, 1200)), _GRAPHS),
+        Distribution("rb-small", _model_rb((20, 24), (5, 11), (200, 300)), _GRAPHS),
+        Distribution("rb-large", _model_rb((40, 54), (20, 24), (800, 1200)), _GRAPHS),
         Distribution("er-700-800", _sized((700, 800), 0xE7, erdos_renyi, 0.15), _GRAPHS),
         Distribution("ba-small", _sized((200, 300), 0xBA, barabasi_albert, 4), _GRAPHS),
         Distribution("ba-large", _sized((800, 1200), 0xBA, barabasi_albert, 4), _GRAPHS),

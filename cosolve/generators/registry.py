@@ -49,11 +49,6 @@ def register_generator(generator: Generator) -> Generator:
     return GENERATORS.register(generator)
 
 
-def generators() -> dict[str, Generator]:
-    """Every registered generator by name."""
-    return dict(GENERATORS)
-
-
 def get_generator(name: str) -> Generator:
     """The generator called ``name``; an unknown name lists the valid ones."""
     return GENERATORS.lookup(name)

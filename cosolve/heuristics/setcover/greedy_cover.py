@@ -9,7 +9,7 @@ Shapes and dtypes (``m`` rows, ``n`` columns, ``nnz`` nonzeros):
   ``col_idx[col_ptr[j]:col_ptr[j+1]]``. Index arrays are int32 (or all int64 when too big).
 * ``x``: (n,) int8 0/1 selection of columns.
 
-The ``*_kernel``/``chvatal_init``/``chvatal_run`` functions are numba ``@njit`` and can be
+The ``*_kernel``/``chvatal_start``/``chvatal_run`` functions are numba ``@njit`` and can be
 called from other jitted code (e.g. a large neighbourhood search that completes partial
 covers); the plain functions are the Python entry points. ``heap_sift_down``/``heapify``
 keep a binary min-heap of ``(key, id)`` pairs (float64 ``keys``, int64 ``ids``, C-contiguous;
@@ -113,7 +113,7 @@ def smallest_k(keys: np.ndarray, ids: np.ndarray, k: int, out: np.ndarray) -> in
 
 
 @njit(cache=True)
-def chvatal_init(
+def chvatal_start(
     costs: np.ndarray,
     row_ptr: np.ndarray,
     row_idx: np.ndarray,
@@ -175,7 +175,7 @@ def chvatal_run(
     uncovered: int,
     max_work: int,
 ) -> tuple[int, int]:
-    """Run Chvátal's greedy on the state of :func:`chvatal_init` for about ``max_work`` steps.
+    """Run Chvátal's greedy on the state of :func:`chvatal_start` for about ``max_work`` steps.
 
     Repeatedly pops the smallest ratio; a stale entry (its column lost uncovered rows since
     it was pushed) is re-keyed and sifted down instead (ratios only grow, so a popped entry
@@ -225,7 +225,7 @@ def chvatal_greedy_kernel(
     count = np.empty(n, np.int64)
     keys = np.empty(n, np.float64)
     ids = np.empty(n, np.int64)
-    size, uncovered = chvatal_init(costs, row_ptr, row_idx, col_ptr, col_idx, x, covered, count, keys, ids)
+    size, uncovered = chvatal_start(costs, row_ptr, row_idx, col_ptr, col_idx, x, covered, count, keys, ids)
     size, uncovered = chvatal_run(
         costs, row_ptr, row_idx, col_ptr, col_idx, x, covered, count, keys, ids, size, uncovered, np.iinfo(np.int64).max
     )
@@ -297,7 +297,7 @@ def chvatal_greedy(
     count = np.empty(n, np.int64)
     keys = np.empty(n, np.float64)
     ids = np.empty(n, np.int64)
-    size, uncovered = chvatal_init(costs, row_ptr, row_idx, col_ptr, col_idx, x, covered, count, keys, ids)
+    size, uncovered = chvatal_start(costs, row_ptr, row_idx, col_ptr, col_idx, x, covered, count, keys, ids)
     budget = np.iinfo(np.int64).max if stop is None else int(work_per_check)
     while uncovered > 0 and size > 0:
         if stop is not None and stop():

@@ -14,15 +14,7 @@ from typing import Any, ClassVar
 from cosolve.core.method import Option, Outcome, SolveContext
 from cosolve.core.problem import Problem
 from cosolve.core.registry import register
-from cosolve.diffusion.anytime_sampling import (
-    GRAPH_KINDS,
-    POLISH,
-    POLISH_GUIDE,
-    POLISH_ITERATIONS,
-    POLISH_WARM_UP,
-    SEARCH,
-    run_rounds,
-)
+from cosolve.diffusion.anytime_sampling import GRAPH_KINDS, POLISH_WARM_UP, ROUNDS_AND_POLISH, run_rounds
 from cosolve.errors import UsageError
 from cosolve.methods.cam.cam_config import CAMConfig
 from cosolve.training.hyperparameters import adjoint_options
@@ -37,7 +29,7 @@ DEFAULT_CHECKPOINTS = {
 }
 
 
-_D = CAMConfig()
+_DEFAULTS = CAMConfig()
 
 
 @register
@@ -63,33 +55,29 @@ class CAM(AdjointMethod):
         ),
         "chains": Option(int, 16, "K, parallel chains per round", minimum=1),
         "steps": Option(int, None, "T, steps per round; auto: the steps the model was trained with", minimum=1),
-        "rounds": Option(int, 0, "stop after this many rounds (0 = run until the time limit)", minimum=0),
-        "polish": POLISH,
-        "polish_iterations": POLISH_ITERATIONS,
-        "polish_guide": POLISH_GUIDE,
-        "search": SEARCH,
+        **ROUNDS_AND_POLISH,
     }
     fit_options: ClassVar[dict[str, Option]] = {
-        **adjoint_options(_D, network="GNN", instance="graph"),
-        "graphs": Option(int, _D.graphs, "graphs per training batch (per process)", minimum=1),
-        "penalty": Option(float, _D.penalty, "constraint penalty of the energy; auto: the problem's default", minimum=0),
+        **adjoint_options(_DEFAULTS, network="GNN", instance="graph"),
+        "graphs": Option(int, _DEFAULTS.graphs, "graphs per training batch (per process)", minimum=1),
+        "penalty": Option(float, _DEFAULTS.penalty, "constraint penalty of the energy; auto: the problem's default", minimum=0),
         "validation_graphs": Option(
-            int, _D.validation_graphs, "held-out graphs: from a distribution, or at most from files", minimum=1
+            int, _DEFAULTS.validation_graphs, "held-out graphs: from a distribution, or at most from files", minimum=1
         ),
-        "validation_chains": Option(int, _D.validation_chains, "chains per held-out graph", minimum=1),
+        "validation_chains": Option(int, _DEFAULTS.validation_chains, "chains per held-out graph", minimum=1),
         "device": Option(
             str,
-            _D.device,
+            _DEFAULTS.device,
             "torch device of training, cpu or cuda: the network's passes (rollouts stay in numpy)",
             choices=("cpu", "cuda"),
         ),
         "base": Option(
             str,
-            _D.base,
+            _DEFAULTS.base,
             "rlsa: the network's logits are added to RLSA's (a residual policy: untrained, it samples like rlsa)",
             choices=("", "rlsa"),
         ),
-        "base_clip": Option(float, _D.base_clip, "bound on the base logits of a residual policy", minimum=0.1),
+        "base_clip": Option(float, _DEFAULTS.base_clip, "bound on the base logits of a residual policy", minimum=0.1),
     }
 
     def data_fields(self, data: Any) -> dict[str, Any]:

@@ -152,7 +152,7 @@ class RandomLNS(Method):
 #: The shipped checkpoint folder (under ``solvers/``) of the ``glns`` policy.
 GLNS_CHECKPOINT = "glns-setcover"
 
-_D = GLNSConfig()
+_DEFAULTS = GLNSConfig()
 
 GLNS_OPTIONS: dict[str, Option] = {
     "policy": Option(
@@ -183,18 +183,18 @@ GLNS_OPTIONS: dict[str, Option] = {
 }
 
 GLNS_FIT_OPTIONS: dict[str, Option] = {
-    **adjoint_options(_D, network="bipartite GNN", instance="instance"),
-    "instances": Option(int, _D.instances, "instances per training batch", minimum=1),
-    "penalty": Option(float, _D.penalty, "penalty per uncovered row (costs scaled to at most 1)", minimum=0),
+    **adjoint_options(_DEFAULTS, network="bipartite GNN", instance="instance"),
+    "instances": Option(int, _DEFAULTS.instances, "instances per training batch", minimum=1),
+    "penalty": Option(float, _DEFAULTS.penalty, "penalty per uncovered row (costs scaled to at most 1)", minimum=0),
     "noise_min": Option(
-        float, _D.noise_min, "least share of the incumbent's bits redrawn in a rollout", minimum=0.01, maximum=1.0
+        float, _DEFAULTS.noise_min, "least share of the incumbent's bits redrawn in a rollout", minimum=0.01, maximum=1.0
     ),
-    "noise_max": Option(float, _D.noise_max, "largest share of the incumbent's bits redrawn", minimum=0.01, maximum=1.0),
+    "noise_max": Option(float, _DEFAULTS.noise_max, "largest share of the incumbent's bits redrawn", minimum=0.01, maximum=1.0),
     "validation_instances": Option(
-        int, _D.validation_instances, "held-out instances: from a distribution, or at most from files", minimum=1
+        int, _DEFAULTS.validation_instances, "held-out instances: from a distribution, or at most from files", minimum=1
     ),
     "validation_noise": Option(
-        float, _D.validation_noise, "share of the incumbent's bits redrawn in validation", minimum=0.01, maximum=1.0
+        float, _DEFAULTS.validation_noise, "share of the incumbent's bits redrawn in validation", minimum=0.01, maximum=1.0
     ),
 }
 
