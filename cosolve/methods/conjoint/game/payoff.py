@@ -21,7 +21,7 @@ expectation is exact: ``E[C] = 0.5 + N_A(t) - N_B(t)`` with ``t = sum_g s_g kapp
 The second moments ``E_pi[c t]`` of main-effect + two-way predictors under a product distribution are
 exact by the ANOVA decomposition (:func:`cross_moment`). Estimators of ``V``:
 
-- ``mc`` (:mod:`~cosolve.methods.conjoint.minimax_mc`): ``E[C]`` exact plus Monte Carlo for the small
+- ``mc`` (:mod:`~cosolve.methods.conjoint.game.monte_carlo`): ``E[C]`` exact plus Monte Carlo for the small
   residual of the true links; exact (``R = 0``) with identity links only.
 - ``enumerate``: exact for small designs, ``V = p_A^T H p_B`` over all profiles (:class:`Enumeration`).
 """
@@ -34,17 +34,12 @@ from itertools import product
 
 import numpy as np
 
+from cosolve.methods.conjoint.tensors import torch_module
 from cosolve.problems.conjoint.design import Design
 from cosolve.problems.conjoint.model import OutcomeModel
 
 #: Slope of each link's tangent at 0.
 KAPPA = {"identity": 1.0, "logit": 0.25}
-
-
-def _torch():
-    import torch
-
-    return torch
 
 
 @dataclass
@@ -151,7 +146,7 @@ class Padding:
     both ways round (``A[e, d] = A[d, e]^T``, ``A[d, d] = 0``), or None for a main-effects model."""
 
     def __init__(self, design: Design) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.design = design
         D, self.Lmax = design.n_factors, max(design.sizes)
         L = self.Lmax
@@ -167,12 +162,12 @@ class Padding:
         self.pos2 = torch.tensor(two, dtype=torch.int64)
 
     def policy(self, pi):
-        torch = _torch()
+        torch = torch_module()
         return torch.stack([torch.nn.functional.pad(p, (0, self.Lmax - p.shape[0])) for p in pi])
 
     def predictor(self, theta, interactions: bool):
         """``(a, A)`` of the predictor ``phi . theta`` (theta (P,) without alpha)."""
-        torch = _torch()
+        torch = torch_module()
         design, D, L = self.design, self.design.n_factors, self.Lmax
         n = design.n_main
         a = torch.zeros(D * L, dtype=theta.dtype).index_add(0, self.main_pos, theta[:n]).reshape(D, L)
@@ -193,7 +188,7 @@ def combine(preds, weights):
 def _anova(Pi, pred):
     """Mean, first-order components (D, Lmax) and second-order components (D, D, Lmax, Lmax) or None
     of the predictor under the product distribution ``Pi``."""
-    torch = _torch()
+    torch = torch_module()
     a, A = pred
     if A is None:
         mean, u, S = (Pi * a).sum(), a, None
@@ -215,7 +210,7 @@ def mean_value(Pi, pred):
 def cross_moment(Pi, pred1, pred2):
     """``(E f1, E f2, E[f1 f2])`` under ``Pi``: ANOVA components of different orders or factor sets are
     orthogonal under a product distribution, so ``Cov = sum_d E[u1_d u2_d] + sum_{d<e} E[S1_de S2_de]``."""
-    torch = _torch()
+    torch = torch_module()
     m1, u1, S1 = _anova(Pi, pred1)
     m2, u2, S2 = _anova(Pi, pred2)
     cov = (Pi * u1 * u2).sum()
@@ -225,7 +220,7 @@ def cross_moment(Pi, pred1, pred2):
 
 
 def link_value(link: str, s):
-    torch = _torch()
+    torch = torch_module()
     return 0.5 + s if link == "identity" else torch.sigmoid(s)
 
 
@@ -239,14 +234,14 @@ class Estimator:
     multilinear = True
 
     def __init__(self, spec: GameSpec) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.spec = spec
         self.pad = Padding(spec.design)
         self.ref = [self.pad.policy([torch.as_tensor(q) for q in spec.reference(p)]) for p in (0, 1)]
         self.bind(spec.stacked_params())
 
     def bind(self, params: np.ndarray) -> None:
-        torch = _torch()
+        torch = torch_module()
         self._theta = torch.as_tensor(np.asarray(params, dtype=np.float64))
         self._const = self._constants(self._theta)
 
@@ -299,7 +294,7 @@ class Enumeration(Estimator):
     ``H`` (nA, nB) is the pure-profile vote share (:meth:`payoff`) and ``p_P`` the profile probabilities."""
 
     def __init__(self, spec: GameSpec) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.X = [torch.as_tensor(profiles(spec, p)) for p in (0, 1)]
         inter = any(m.interactions for m in spec.models)
         self.feats = [torch.as_tensor(spec.design.features(X.numpy(), inter)) for X in self.X]
@@ -337,7 +332,7 @@ class Enumeration(Estimator):
         return a[:, None] * b[None, :] * P + a[:, None] * PM + (MA @ P) * b[None, :] + MA @ PM
 
     def _profile_probs(self, Pi, player: int):
-        torch = _torch()
+        torch = torch_module()
         rows = torch.arange(Pi.shape[0])
         return Pi[rows, self.X[player]].prod(1)
 

@@ -1,6 +1,6 @@
 """The Monte Carlo estimator of the conjoint game's vote share (issue 8; torch, float64).
 
-``V = E[C] + E[R]`` (:mod:`~cosolve.methods.conjoint.minimax_payoff`): the control value ``E[C]`` of the
+``V = E[C] + E[R]`` (:mod:`~cosolve.methods.conjoint.game.payoff`): the control value ``E[C]`` of the
 linearised links is exact; the residual ``R = F - C`` of the true integrand ``F`` (the nominee choice
 integrated analytically: ``F = sum_g s_g sum_{a, b} W_A[a] W_B[b] P_g(a, b)`` over ``a in {x_A, x'_A}``,
 ``b in {x_B, x'_B}`` with weights ``(w, 1 - w)``) is small, ``O(s^3 / 48)`` for logit links, and is
@@ -28,13 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cosolve.methods.conjoint.minimax_payoff import KAPPA, Estimator, GameSpec, link_value
-
-
-def _torch():
-    import torch
-
-    return torch
+from cosolve.methods.conjoint.game.payoff import KAPPA, Estimator, GameSpec, link_value
+from cosolve.methods.conjoint.tensors import concrete, torch_module
 
 
 class MonteCarlo(Estimator):
@@ -47,7 +42,7 @@ class MonteCarlo(Estimator):
     value and first derivatives in ``theta`` are exact there, and there only."""
 
     def __init__(self, spec: GameSpec, n_samples: int = 2000, seed: int = 0, chunk: int = 128) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.exact = spec.all_identity
         self.multilinear = self.exact
         self.use_residual = True  # False: the control value alone (the linearised game)
@@ -83,7 +78,7 @@ class MonteCarlo(Estimator):
 
     def predict(self, pred, X):
         """``f(x)`` (N,) of the profiles ``X`` (N, D) from a padded predictor."""
-        torch = _torch()
+        torch = torch_module()
         a, A = pred
         f = a[torch.arange(a.shape[0])[None, :], X].sum(1)
         if A is not None and self.pair_d.numel():
@@ -94,7 +89,7 @@ class MonteCarlo(Estimator):
         """``(f (M,), S1 (M, n_P))``: the predictor at the samples ``X`` and with one free factor ``d``
         of the player set to ``l`` (coordinate ``(d, l)``): ``f - G[d, x_d] + G[d, l]``, where
         ``G[m, d, l] = a_d[l] + sum_e A_de[l, x_me]`` collects the terms that involve factor ``d``."""
-        torch = _torch()
+        torch = torch_module()
         a, A = pred
         kd, kl = self.coords[player]
         f = self.predict(pred, X)
@@ -125,7 +120,7 @@ class MonteCarlo(Estimator):
 
     def cross_pairs(self, player: int):
         """``(left, right)`` (k,) each: the player's coordinate pairs ``i < j`` of different factors."""
-        torch = _torch()
+        torch = torch_module()
         kd = self.coords[player][0]
         left, right = torch.triu_indices(kd.numel(), kd.numel(), 1)
         keep = kd[left] != kd[right]
@@ -169,9 +164,9 @@ class MonteCarlo(Estimator):
 
     def plain(self, pi_A, pi_B, const):
         """Per-sample residuals (M,) at samples of the policies (inverse CDF, common random numbers)."""
-        torch = _torch()
-        XA = torch.as_tensor(self.samples([_concrete(p) for p in pi_A], 0))
-        XB = torch.as_tensor(self.samples([_concrete(p) for p in pi_B], 1))
+        torch = torch_module()
+        XA = torch.as_tensor(self.samples([concrete(p) for p in pi_A], 0))
+        XB = torch.as_tensor(self.samples([concrete(p) for p in pi_B], 1))
         fA = [self.predict(pr, XA) for pr in const["preds"]]
         fB = [self.predict(pr, XB) for pr in const["preds"]]
         oA, oB = self._opp(const, 0)
@@ -182,7 +177,7 @@ class MonteCarlo(Estimator):
         to each level of factor ``d``, against ``other`` (list of (L_e,)), in one pass over the samples
         (a pure policy's samples are its profile): the control values level by level, the residuals
         of all levels against the opponent's samples at once."""
-        torch = _torch()
+        torch = torch_module()
         size, const = self.spec.design.sizes[d], self._const
         eye = torch.eye(size, dtype=torch.float64)
         values = []
@@ -192,7 +187,7 @@ class MonteCarlo(Estimator):
             values.append(float(self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)))
         if self.exact or not self.use_residual:
             return np.array(values)
-        X = np.repeat(np.array([[int(np.argmax(_concrete(p))) for p in own]]), size, axis=0)
+        X = np.repeat(np.array([[int(np.argmax(concrete(p))) for p in own]]), size, axis=0)
         X[:, d] = np.arange(size)
         f_own = [self.predict(pr, torch.as_tensor(X))[:, None] for pr in const["preds"]]
         f_other = self._other_predictions(player, other, const)
@@ -203,11 +198,11 @@ class MonteCarlo(Estimator):
     def _other_predictions(self, player: int, other, const) -> list:
         """The predictors (1, M) at the opponent's samples, kept for the last opponent policy (a vertex
         ascent asks for them once per factor and sweep)."""
-        torch = _torch()
-        key = (player, tuple(_concrete(p).tobytes() for p in other))
+        torch = torch_module()
+        key = (player, tuple(concrete(p).tobytes() for p in other))
         cached = getattr(self, "_other_cache", None)
         if cached is None or cached[0] is not const or cached[1] != key:
-            X_other = torch.as_tensor(self.samples([_concrete(p) for p in other], 1 - player))
+            X_other = torch.as_tensor(self.samples([concrete(p) for p in other], 1 - player))
             cached = (const, key, [self.predict(pr, X_other)[None, :] for pr in const["preds"]])
             self._other_cache = cached
         return cached[2]
@@ -233,8 +228,8 @@ class MonteCarlo(Estimator):
 
     def gradient(self, player: int, pi_A, pi_B) -> np.ndarray:
         """The player's ``g`` (n_P,) of :meth:`first_order` at concrete policies (lists of (L_d,))."""
-        torch = _torch()
-        XA, XB = (torch.as_tensor(self.samples([_concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
+        torch = torch_module()
+        XA, XB = (torch.as_tensor(self.samples([concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
         with torch.no_grad():
             return self.first_order(XA, XB, self._const, (player,))[1 + player].numpy()
 
@@ -245,7 +240,7 @@ class MonteCarlo(Estimator):
         ``f = phi(x) . theta`` of some profile ``x``, so one backward pass of the summed residuals gives
         ``dR/df`` of every sample, coordinate and slot, and ``dE[R | coordinate]/dtheta`` sums the
         profiles' features weighted by these (scatter-adds)."""
-        torch = _torch()
+        torch = torch_module()
         spec, const = self.spec, self._const
         design = spec.design
         inter = any(m.interactions for m in spec.models)
@@ -268,7 +263,7 @@ class MonteCarlo(Estimator):
         """``dR/df`` (numpy, the broadcast shape of the inputs) of the residual at the predictor values
         ``slots`` (entrants A, B, then the opponents, each a list over ``spec.models``), or None where a
         model takes no part: each sample (and coordinate) is its own residual, so one backward pass."""
-        torch = _torch()
+        torch = torch_module()
         shape = np.broadcast_shapes(
             *[tuple(v.shape) for slot in slots for v in slot]
         )  # torch.broadcast_shapes: 0.5 s at its first call
@@ -318,7 +313,7 @@ class MonteCarlo(Estimator):
     def second_order(self, XA, XB, const):
         """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor; the symmetric
         blocks from their pairs ``i < j``), by chunks."""
-        torch = _torch()
+        torch = torch_module()
         preds = const["preds"]
         nA, nB = self.coords[0][0].numel(), self.coords[1][0].numel()
         pairs = [self.cross_pairs(p) for p in (0, 1)]
@@ -358,10 +353,10 @@ class MonteCarlo(Estimator):
     def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
         """The surrogate at concrete policies: their samples, level vectors, ``r0``, ``gA``, ``gB`` and,
         with ``hessian``, the second-order blocks (module docstring)."""
-        torch = _torch()
+        torch = torch_module()
         if self.exact or not self.use_residual:
             return None
-        pi_A, pi_B = [_concrete(p) for p in pi_A], [_concrete(p) for p in pi_B]
+        pi_A, pi_B = [concrete(p) for p in pi_A], [concrete(p) for p in pi_B]
         XA, XB = torch.as_tensor(self.samples(pi_A, 0)), torch.as_tensor(self.samples(pi_B, 1))
         with torch.no_grad():
             r0, gA, gB = self.first_order(XA, XB, self._const)
@@ -378,12 +373,12 @@ class MonteCarlo(Estimator):
         return centre is None or centre["H"] is None
 
     def levels(self, pi, player: int):
-        torch = _torch()
+        torch = torch_module()
         free = self.spec.free(player)
         return torch.cat([pi[d] for d in free]) if free else torch.zeros(0, dtype=torch.float64)
 
     def value(self, pi_A, pi_B, theta=None, centre=None):
-        torch = _torch()
+        torch = torch_module()
         const = self._const if theta is None else self._constants(theta)
         v = self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)
         if self.exact or not self.use_residual:
@@ -411,10 +406,6 @@ class MonteCarlo(Estimator):
             return 0.0
         terms = self.plain(pi_A, pi_B, self._const).detach().numpy()
         return float(terms.std(ddof=1) / np.sqrt(terms.size))
-
-
-def _concrete(p) -> np.ndarray:
-    return np.asarray(p.detach() if hasattr(p, "detach") else p, dtype=np.float64)
 
 
 def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:
