@@ -15,12 +15,16 @@ exact: the levels are independent under ``pi``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cosolve.methods.conjoint.tensors import torch_module
 from cosolve.problems.conjoint.design import Design
 from cosolve.problems.conjoint.model import OutcomeModel
+
+if TYPE_CHECKING:
+    import torch
 
 PENALTIES = ("l2", "kl")
 
@@ -40,7 +44,7 @@ class GradientSolution:
     converged: bool
 
 
-def policy_from_logits(design: Design, w):
+def policy_from_logits(design: Design, w: torch.Tensor) -> list[torch.Tensor]:
     """torch: the list of D policies (L_d,) from the logits ``w`` (n_main,)."""
     torch = torch_module()
     o = design.main_offsets
@@ -48,7 +52,7 @@ def policy_from_logits(design: Design, w):
     return [torch.softmax(torch.cat([zero, w[o[d] : o[d + 1]]]), 0) for d in range(design.n_factors)]
 
 
-def expected_features(design: Design, pi, interactions: bool):
+def expected_features(design: Design, pi: list[torch.Tensor], interactions: bool) -> torch.Tensor:
     """torch: ``[1, E_pi[phi]]`` (P + 1,)."""
     torch = torch_module()
     parts = [torch.ones(1, dtype=pi[0].dtype)] + [p[1:] for p in pi]
@@ -57,7 +61,7 @@ def expected_features(design: Design, pi, interactions: bool):
     return torch.cat(parts)
 
 
-def penalty_value(design: Design, pi, penalty: str):
+def penalty_value(design: Design, pi: list[torch.Tensor], penalty: str) -> torch.Tensor:
     """torch: ``Pen(pi, p0)``."""
     torch = torch_module()
     total = torch.zeros((), dtype=pi[0].dtype)
@@ -72,7 +76,9 @@ def penalty_value(design: Design, pi, penalty: str):
     return total
 
 
-def objective(model: OutcomeModel, lam: float, penalty: str, w, params=None):
+def objective(
+    model: OutcomeModel, lam: float, penalty: str, w: torch.Tensor, params: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """torch: ``J(w) = Q - lam * Pen`` and ``Q``, with ``params`` (P + 1,) defaulting to the model's."""
     torch = torch_module()
     if model.link != "identity":
@@ -84,7 +90,7 @@ def objective(model: OutcomeModel, lam: float, penalty: str, w, params=None):
     return q - lam * penalty_value(model.design, pi, penalty), q
 
 
-def value_of_features(model: OutcomeModel, expected, params):
+def value_of_features(model: OutcomeModel, expected: torch.Tensor, params: torch.Tensor) -> torch.Tensor:
     """torch: ``Q = offset + E_pi[phi] . theta`` from ``[1, E_pi[phi]]`` (P + 1,) and ``params``."""
     torch = torch_module()
     weights = torch.as_tensor(model.offset_weights(), dtype=params.dtype)

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
+
+#: A policy: one probability vector (L_d,) per factor, numpy arrays or torch tensors.
+Policy: TypeAlias = "list[np.ndarray] | list[torch.Tensor]"
 
 
 def torch_module() -> Any:
@@ -31,13 +37,13 @@ def torch_threads(n: int) -> Iterator[None]:
         yield
 
 
-def as_tensor(w: np.ndarray) -> Any:
+def as_tensor(w: np.ndarray) -> torch.Tensor:
     """``w`` as a float64 tensor (sharing its memory where it can)."""
     torch = torch_module()
     return torch.as_tensor(w, dtype=torch.float64)
 
 
-def as_policy(pi: list) -> list:
+def as_policy(pi: Policy) -> list[torch.Tensor]:
     """Policies (lists of (L_d,), numpy or torch) as float64 tensors."""
     torch = torch_module()
     return [torch.as_tensor(np.asarray(p.detach() if hasattr(p, "detach") else p), dtype=torch.float64) for p in pi]
@@ -53,6 +59,6 @@ def detach(p: Any) -> Any:
     return p.detach() if hasattr(p, "detach") else p
 
 
-def to_numpy(pi: list) -> list[np.ndarray]:
+def to_numpy(pi: list[torch.Tensor]) -> list[np.ndarray]:
     """A policy of tensors as numpy copies (list of (L_d,))."""
     return [p.detach().numpy().copy() for p in pi]

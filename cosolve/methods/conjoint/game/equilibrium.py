@@ -200,7 +200,7 @@ def _solve_game(
     return result
 
 
-def make_estimator(spec: GameSpec, estimator: str, n_samples: int, seed: int):
+def make_estimator(spec: GameSpec, estimator: str, n_samples: int, seed: int) -> tuple[str, Enumeration | MonteCarlo]:
     """``(kind, estimator)`` for the game: ``estimator`` auto, mc or enumerate (see ``solve_game``)."""
     kind = _choose_estimator(spec, estimator)
     return kind, (Enumeration(spec) if kind == "enumerate" else MonteCarlo(spec, n_samples, seed))

@@ -12,13 +12,18 @@ KL penalty of the average case.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosolve.methods.conjoint.game.payoff import GameSpec
+from cosolve.methods.conjoint.game.payoff import Estimator, GameSpec
 from cosolve.methods.conjoint.gradient import penalty_value
-from cosolve.methods.conjoint.tensors import concrete, detach, torch_module
+from cosolve.methods.conjoint.tensors import Policy, concrete, detach, torch_module
+
+if TYPE_CHECKING:
+    import torch
 
 
 class Player:
@@ -36,7 +41,7 @@ class Player:
     def full(self) -> bool:
         return all(len(self.active[d]) == self.design.sizes[d] for d in self.free)
 
-    def policy(self, w):
+    def policy(self, w: torch.Tensor) -> list[torch.Tensor]:
         """torch: the D policies (L_d,) from the logits ``w`` (n,)."""
         torch = torch_module()
         out, k = [], 0
@@ -99,7 +104,7 @@ class Player:
 class Game:
     """An estimator, both players and their penalties: payoffs as torch functions of logits."""
 
-    def __init__(self, spec: GameSpec, estimator, lam: tuple[float, float], penalty: str) -> None:
+    def __init__(self, spec: GameSpec, estimator: Estimator, lam: tuple[float, float], penalty: str) -> None:
         self.spec, self.est, self.lam, self.penalty = spec, estimator, lam, penalty
         self.set_players(Player(spec, 0), Player(spec, 1))
         self.centre = None  # the estimator's local surrogate in use (None: its plain value)
@@ -108,13 +113,13 @@ class Game:
         self.players = (A, B)
         self.sign = np.concatenate([np.ones(A.n), -np.ones(B.n)])
 
-    def logits(self, pi_A, pi_B) -> np.ndarray:
+    def logits(self, pi_A: Policy, pi_B: Policy) -> np.ndarray:
         """The stacked logits of policies (lists of (L_d,)) in the current parametrisation."""
         return np.concatenate(
             [self.players[0].logits([concrete(p) for p in pi_A]), self.players[1].logits([concrete(p) for p in pi_B])]
         )
 
-    def gains(self, pi_A, pi_B) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def gains(self, pi_A: Policy, pi_B: Policy) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Each player's marginal payoff ``dU_P/dpi_P[d]`` (lists of (L_d,)) at the policies."""
         torch = torch_module()
         own = [[torch.tensor(concrete(p), requires_grad=True) for p in pi] for pi in (pi_A, pi_B)]
@@ -124,12 +129,12 @@ class Game:
             out.append([g.numpy() for g in torch.autograd.grad(u, own[player])])
         return out[0], out[1]
 
-    def recentre(self, pi_A, pi_B, hessian: bool = True) -> None:
+    def recentre(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> None:
         """Use the estimator's surrogate centred at these policies (a no-op for exact estimators)."""
         self.centre = self.est.centre([detach(p) for p in pi_A], [detach(p) for p in pi_B], hessian)
 
     @contextmanager
-    def centred(self, pi_A, pi_B, hessian: bool = True):
+    def centred(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> Iterator[None]:
         """:meth:`recentre` for the duration of a block, then back to the previous centre."""
         previous = self.centre
         self.recentre(pi_A, pi_B, hessian)
@@ -138,23 +143,25 @@ class Game:
         finally:
             self.centre = previous
 
-    def split(self, w):
+    def split(self, w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return w[: self.players[0].n], w[self.players[0].n :]
 
-    def policies(self, w):
+    def policies(self, w: torch.Tensor) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         wA, wB = self.split(w)
         return self.players[0].policy(wA), self.players[1].policy(wB)
 
-    def vote_share(self, pi_A, pi_B, theta=None):
+    def vote_share(self, pi_A: list[torch.Tensor], pi_B: list[torch.Tensor], theta: torch.Tensor | None = None) -> torch.Tensor:
         return self.est.value(pi_A, pi_B, theta, self.centre)
 
-    def utility(self, player: int, pi_own, pi_other, theta=None):
+    def utility(
+        self, player: int, pi_own: list[torch.Tensor], pi_other: list[torch.Tensor], theta: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``U_P`` for policies (lists of D tensors)."""
         pi_A, pi_B = (pi_own, pi_other) if player == 0 else (pi_other, pi_own)
         v = self.est.value(pi_A, pi_B, theta, self.centre)
         return (v if player == 0 else 1.0 - v) - self.lam[player] * penalty_value(self.spec.design, pi_own, self.penalty)
 
-    def scalar(self, w, theta=None):
+    def scalar(self, w: torch.Tensor, theta: torch.Tensor | None = None) -> torch.Tensor:
         """``S = V - lam_A Pen_A + lam_B Pen_B`` at the stacked logits ``w``."""
         pi_A, pi_B = self.policies(w)
         design = self.spec.design
@@ -182,7 +189,9 @@ class Game:
         return self.sign[:, None] * rows_of_jacobian(self.scalar, wt, wt, block).numpy()
 
 
-def rows_of_jacobian(objective, w, wrt, block: int | None = None):
+def rows_of_jacobian(
+    objective: Callable[..., torch.Tensor], w: torch.Tensor, wrt: torch.Tensor, block: int | None = None
+) -> torch.Tensor:
     """``d/d wrt (grad_w objective)`` (w.numel(), wrt.numel()): ``objective(w)`` or ``objective(w, wrt)``
     (``wrt`` is ``w`` itself for the Hessian), one backward pass per row through a single graph of the
     gradient (torch.func's vmapped ``jacrev`` batches these passes but ran 3x slower on the Monte

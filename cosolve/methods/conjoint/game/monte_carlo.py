@@ -26,10 +26,15 @@ The Monte Carlo error of the value is ``sd(R_m) / sqrt(M)`` (:meth:`MonteCarlo.m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cosolve.methods.conjoint.game.payoff import KAPPA, Estimator, GameSpec, link_value
-from cosolve.methods.conjoint.tensors import concrete, torch_module
+from cosolve.methods.conjoint.game.payoff import KAPPA, Estimator, GameSpec, Predictor, link_value
+from cosolve.methods.conjoint.tensors import Policy, concrete, torch_module
+
+if TYPE_CHECKING:
+    import torch
 
 
 class MonteCarlo(Estimator):
@@ -64,19 +69,19 @@ class MonteCarlo(Estimator):
         self.pair_d, self.pair_e = torch.as_tensor(pairs[:, 0]), torch.as_tensor(pairs[:, 1])
         super().__init__(spec)
 
-    def samples(self, pi, slot: int) -> np.ndarray:
+    def samples(self, pi: list[np.ndarray], slot: int) -> np.ndarray:
         """Profiles (M, D) by the inverse CDF of ``pi`` (list of (L_d,)) at the slot's uniforms."""
         D = len(pi)
         return np.stack([_inverse_cdf(np.asarray(pi[d], dtype=np.float64), self.uniforms[slot, :, d]) for d in range(D)], axis=1)
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         out = super()._constants(theta)
         out["preds"] = [self.pad.predictor(t, m.interactions) for t, m in zip(out["theta"], self.spec.models, strict=True)]
         if self.opponents:
             out["opp"] = [[self.predict(pr, X) for pr in out["preds"]] for X in self.opponents]
         return out
 
-    def predict(self, pred, X):
+    def predict(self, pred: Predictor, X: torch.Tensor) -> torch.Tensor:
         """``f(x)`` (N,) of the profiles ``X`` (N, D) from a padded predictor."""
         torch = torch_module()
         a, A = pred
@@ -85,7 +90,7 @@ class MonteCarlo(Estimator):
             f = f + A[self.pair_d[None, :], self.pair_e[None, :], X[:, self.pair_d], X[:, self.pair_e]].sum(1)
         return f
 
-    def singles(self, pred, X, player: int):
+    def singles(self, pred: Predictor, X: torch.Tensor, player: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``(f (M,), S1 (M, n_P))``: the predictor at the samples ``X`` and with one free factor ``d``
         of the player set to ``l`` (coordinate ``(d, l)``): ``f - G[d, x_d] + G[d, l]``, where
         ``G[m, d, l] = a_d[l] + sum_e A_de[l, x_me]`` collects the terms that involve factor ``d``."""
@@ -99,7 +104,9 @@ class MonteCarlo(Estimator):
         rows = torch.arange(X.shape[0])[:, None]
         return f, f[:, None] - G[rows, kd[None, :], X[:, kd]] + G[rows, kd[None, :], kl[None, :]]
 
-    def pair_correction(self, pred, X, kd, kl):
+    def pair_correction(
+        self, pred: Predictor, X: torch.Tensor, kd: tuple[torch.Tensor, torch.Tensor], kl: tuple[torch.Tensor, torch.Tensor]
+    ) -> torch.Tensor | float:
         """``(m, k)`` term that turns ``S1[i] + S1[j] - f`` into the predictor with both coordinates
         ``i = (d, l)``, ``j = (e, l')`` set, for ``k`` pairs of them given by their factors ``kd = (d, e)``
         and levels ``kl = (l, l')`` (each (k,)): ``A_de[l, l'] - A_de[l, x_e] - A_de[x_d, l'] +
@@ -118,7 +125,7 @@ class MonteCarlo(Estimator):
 
         return at(li, lj)[None] - at(li, xj) - at(xi, lj) + at(xi, xj)
 
-    def cross_pairs(self, player: int):
+    def cross_pairs(self, player: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``(left, right)`` (k,) each: the player's coordinate pairs ``i < j`` of different factors."""
         torch = torch_module()
         kd = self.coords[player][0]
@@ -126,7 +133,13 @@ class MonteCarlo(Estimator):
         keep = kd[left] != kd[right]
         return left[keep], right[keep]
 
-    def residual(self, fA, fB, oA=None, oB=None):
+    def residual(
+        self,
+        fA: list[torch.Tensor],
+        fB: list[torch.Tensor],
+        oA: list[torch.Tensor] | None = None,
+        oB: list[torch.Tensor] | None = None,
+    ) -> torch.Tensor:
         """``R = F - C`` (module docstring) from the entrants' predictor values ``fA``, ``fB`` and the
         primaries' opponents' ``oA``, ``oB`` (lists over ``spec.models`` of broadcastable tensors)."""
         spec, models = self.spec, self.spec.models
@@ -162,7 +175,7 @@ class MonteCarlo(Estimator):
             return None, None
         return [[v.reshape((-1,) + (1,) * shape_tail) for v in const["opp"][p]] for p in (0, 1)]
 
-    def plain(self, pi_A, pi_B, const):
+    def plain(self, pi_A: Policy, pi_B: Policy, const: dict) -> torch.Tensor:
         """Per-sample residuals (M,) at samples of the policies (inverse CDF, common random numbers)."""
         torch = torch_module()
         XA = torch.as_tensor(self.samples([concrete(p) for p in pi_A], 0))
@@ -172,7 +185,7 @@ class MonteCarlo(Estimator):
         oA, oB = self._opp(const, 0)
         return self.residual(fA, fB, oA, oB)
 
-    def level_values(self, player: int, own, other, d: int) -> np.ndarray:
+    def level_values(self, player: int, own: list[torch.Tensor], other: list[torch.Tensor], d: int) -> np.ndarray:
         """The plain value (L_d,) with the player's pure policy ``own`` (list of one-hot (L_e,)) moved
         to each level of factor ``d``, against ``other`` (list of (L_e,)), in one pass over the samples
         (a pure policy's samples are its profile): the control values level by level, the residuals
@@ -207,7 +220,9 @@ class MonteCarlo(Estimator):
             self._other_cache = cached
         return cached[2]
 
-    def first_order(self, XA, XB, const, players=(0, 1)):
+    def first_order(
+        self, XA: torch.Tensor, XB: torch.Tensor, const: dict, players: tuple[int, ...] = (0, 1)
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in
         the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity); a
         player's gradient is None unless it is in ``players``."""
@@ -226,14 +241,14 @@ class MonteCarlo(Estimator):
             gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
         return r0, gA, gB
 
-    def gradient(self, player: int, pi_A, pi_B) -> np.ndarray:
+    def gradient(self, player: int, pi_A: Policy, pi_B: Policy) -> np.ndarray:
         """The player's ``g`` (n_P,) of :meth:`first_order` at concrete policies (lists of (L_d,))."""
         torch = torch_module()
         XA, XB = (torch.as_tensor(self.samples([concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
         with torch.no_grad():
             return self.first_order(XA, XB, self._const, (player,))[1 + player].numpy()
 
-    def first_order_jacobian(self, XA, XB) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def first_order_jacobian(self, XA: torch.Tensor, XB: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dr0 (n_params,), dgA (n_A, n_params), dgB (n_B, n_params))``: :meth:`first_order`'s
         derivatives in the stacked params at the bound ones, without a backward pass per coordinate.
         Each sample's residual depends on the params only through the predictor values it is given,
@@ -310,7 +325,7 @@ class MonteCarlo(Estimator):
         k = rows % n
         return np.bincount(k * P + cols[rows, blocks], weights=w.reshape(-1)[rows], minlength=n * P).reshape(n, P)
 
-    def second_order(self, XA, XB, const):
+    def second_order(self, XA: torch.Tensor, XB: torch.Tensor, const: dict) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor; the symmetric
         blocks from their pairs ``i < j``), by chunks."""
         torch = torch_module()
@@ -350,7 +365,7 @@ class MonteCarlo(Estimator):
             out.append(H)
         return out[0], HAB / self.M, out[1]
 
-    def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
+    def centre(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> dict | None:
         """The surrogate at concrete policies: their samples, level vectors, ``r0``, ``gA``, ``gB`` and,
         with ``hessian``, the second-order blocks (module docstring)."""
         torch = torch_module()
@@ -367,17 +382,19 @@ class MonteCarlo(Estimator):
         ]
         return {"XA": XA, "XB": XB, "levels": levels, "r0": r0, "gA": gA, "gB": gB, "H": H}
 
-    def separates(self, centre) -> bool:
+    def separates(self, centre: dict | None) -> bool:
         """The control value is ``0.5 + N_A(pi_A) - N_B(pi_B)``; the plain residual's samples carry no
         gradient and the surrogate's first-order terms are linear: only its second-order terms couple."""
         return centre is None or centre["H"] is None
 
-    def levels(self, pi, player: int):
+    def levels(self, pi: list[torch.Tensor], player: int) -> torch.Tensor:
         torch = torch_module()
         free = self.spec.free(player)
         return torch.cat([pi[d] for d in free]) if free else torch.zeros(0, dtype=torch.float64)
 
-    def value(self, pi_A, pi_B, theta=None, centre=None):
+    def value(
+        self, pi_A: list[torch.Tensor], pi_B: list[torch.Tensor], theta: torch.Tensor | None = None, centre: dict | None = None
+    ) -> torch.Tensor:
         torch = torch_module()
         const = self._const if theta is None else self._constants(theta)
         v = self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)
@@ -400,7 +417,7 @@ class MonteCarlo(Estimator):
             v = v + 0.5 * dA @ HAA @ dA + dA @ HAB @ dB + 0.5 * dB @ HBB @ dB
         return v
 
-    def mc_se(self, pi_A, pi_B) -> float:
+    def mc_se(self, pi_A: Policy, pi_B: Policy) -> float:
         """Monte Carlo standard error ``sd(R) / sqrt(M)`` of the plain value at the policies."""
         if self.exact or not self.use_residual:
             return 0.0

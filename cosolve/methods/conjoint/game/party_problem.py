@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.methods.conjoint.game.payoff import KAPPA
+from cosolve.methods.conjoint.game.payoff import KAPPA, GameSpec
 from cosolve.methods.conjoint.policy import QP_TOL, PolicyQP, active_set, allowed_levels, kkt_conditions, level_index
 from cosolve.problems.conjoint.design import Design
 
@@ -207,7 +207,7 @@ class PartyProblem:
         return d_c, d_t
 
 
-def pooled(spec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarray, np.ndarray]:
+def pooled(spec: GameSpec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarray, np.ndarray]:
     """``sum_k w_k (0, theta_{i_k})`` over ``weighted`` pairs ``(i, w)`` of model index (in
     ``spec.models``) and weight, padded to (size,) (a main-effects model's interactions are 0), and its
     derivative (size, n_params) in the stacked params (``alpha`` moves nothing)."""
@@ -219,7 +219,7 @@ def pooled(spec, weighted: list[tuple[int, float]], size: int) -> tuple[np.ndarr
     return vec, chain
 
 
-def party_problems(spec, lams: tuple[float, float]) -> tuple[list[PartyProblem], np.ndarray, list[np.ndarray | None]]:
+def party_problems(spec: GameSpec, lams: tuple[float, float]) -> tuple[list[PartyProblem], np.ndarray, list[np.ndarray | None]]:
     """Both parties' :class:`PartyProblem` of the game's control value (``N_A``, ``N_B``; the links'
     tangents, exact with identity links) and the derivatives of ``t~`` (P + 1, n_params) and of each
     party's ``c~`` (None without primaries) in the stacked params."""

@@ -31,12 +31,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from cosolve.methods.conjoint.tensors import torch_module
+from cosolve.methods.conjoint.tensors import Policy, torch_module
 from cosolve.problems.conjoint.design import Design
 from cosolve.problems.conjoint.model import OutcomeModel
+
+if TYPE_CHECKING:
+    import torch
+
+#: A padded predictor ``(a, A)`` (:class:`Padding`): main effects (D, Lmax), interactions (D, D, Lmax, Lmax) or None.
+Predictor: TypeAlias = "tuple[torch.Tensor, torch.Tensor | None]"
 
 #: Slope of each link's tangent at 0.
 KAPPA = {"identity": 1.0, "logit": 0.25}
@@ -83,7 +90,13 @@ class GameSpec:
         return all(self.models[i].link == "identity" for i in roles)
 
 
-def build_spec(models, shares, primaries=None, fixed_A=None, fixed_B=None) -> GameSpec:
+def build_spec(
+    models: dict[str, OutcomeModel],
+    shares: dict[str, float],
+    primaries: dict[str, OutcomeModel] | None = None,
+    fixed_A: dict[str, str] | None = None,
+    fixed_B: dict[str, str] | None = None,
+) -> GameSpec:
     """Check the inputs of a game (see ``solve_game``) and index its distinct models."""
     from cosolve.errors import InputError
     from cosolve.problems.conjoint.model import LINKS
@@ -161,11 +174,11 @@ class Padding:
         self.pos1 = torch.tensor(one, dtype=torch.int64)
         self.pos2 = torch.tensor(two, dtype=torch.int64)
 
-    def policy(self, pi):
+    def policy(self, pi: list[torch.Tensor]) -> torch.Tensor:
         torch = torch_module()
         return torch.stack([torch.nn.functional.pad(p, (0, self.Lmax - p.shape[0])) for p in pi])
 
-    def predictor(self, theta, interactions: bool):
+    def predictor(self, theta: torch.Tensor, interactions: bool) -> Predictor:
         """``(a, A)`` of the predictor ``phi . theta`` (theta (P,) without alpha)."""
         torch = torch_module()
         design, D, L = self.design, self.design.n_factors, self.Lmax
@@ -178,14 +191,14 @@ class Padding:
         return a, A.reshape(D, D, L, L)
 
 
-def combine(preds, weights):
+def combine(preds: list[Predictor], weights: list[float]) -> Predictor:
     """``sum_k weights[k] * preds[k]`` of padded predictors."""
     a = sum(w * p[0] for p, w in zip(preds, weights, strict=True))
     inter = [w * p[1] for p, w in zip(preds, weights, strict=True) if p[1] is not None]
     return a, (sum(inter) if inter else None)
 
 
-def _anova(Pi, pred):
+def _anova(Pi: torch.Tensor, pred: Predictor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Mean, first-order components (D, Lmax) and second-order components (D, D, Lmax, Lmax) or None
     of the predictor under the product distribution ``Pi``."""
     torch = torch_module()
@@ -202,12 +215,12 @@ def _anova(Pi, pred):
     return mean, first, S
 
 
-def mean_value(Pi, pred):
+def mean_value(Pi: torch.Tensor, pred: Predictor) -> torch.Tensor:
     """``E[f]`` under the product distribution ``Pi`` (D, Lmax)."""
     return _anova(Pi, pred)[0]
 
 
-def cross_moment(Pi, pred1, pred2):
+def cross_moment(Pi: torch.Tensor, pred1: Predictor, pred2: Predictor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(E f1, E f2, E[f1 f2])`` under ``Pi``: ANOVA components of different orders or factor sets are
     orthogonal under a product distribution, so ``Cov = sum_d E[u1_d u2_d] + sum_{d<e} E[S1_de S2_de]``."""
     torch = torch_module()
@@ -219,7 +232,7 @@ def cross_moment(Pi, pred1, pred2):
     return m1, m2, m1 * m2 + cov
 
 
-def link_value(link: str, s):
+def link_value(link: str, s: torch.Tensor) -> torch.Tensor:
     torch = torch_module()
     return 0.5 + s if link == "identity" else torch.sigmoid(s)
 
@@ -245,19 +258,19 @@ class Estimator:
         self._theta = torch.as_tensor(np.asarray(params, dtype=np.float64))
         self._const = self._constants(self._theta)
 
-    def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
+    def centre(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> dict | None:
         """A local surrogate of ``value`` at concrete policies (None: ``value`` is smooth as it is)."""
         return None
 
-    def separates(self, centre) -> bool:
+    def separates(self, centre: dict | None) -> bool:
         """Whether ``value`` (with this centre) is, as torch differentiates it, a sum of a function of
         ``pi_A`` and one of ``pi_B`` (its Hessian block-diagonal over the players)."""
         return False
 
-    def thetas(self, theta):
+    def thetas(self, theta: torch.Tensor) -> list[torch.Tensor]:
         return [theta[s][1:] for s in self.spec.slices]
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         spec = self.spec
         th = self.thetas(theta)
         preds = [self.pad.predictor(t, m.interactions) for t, m in zip(th, spec.models, strict=True)]
@@ -268,7 +281,7 @@ class Estimator:
             out["ref"] = [cross_moment(self.ref[p], out["c"][p], out["t"]) for p in (0, 1)]
         return out
 
-    def control_value(self, PiA, PiB, const):
+    def control_value(self, PiA: torch.Tensor, PiB: torch.Tensor, const: dict) -> torch.Tensor:
         """``E[C]`` (module docstring) for padded policies."""
         spec, t = self.spec, const["t"]
         if spec.primaries is None:
@@ -300,10 +313,10 @@ class Enumeration(Estimator):
         self.feats = [torch.as_tensor(spec.design.features(X.numpy(), inter)) for X in self.X]
         super().__init__(spec)
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         return {"H": self.payoff(theta)}
 
-    def payoff(self, theta):
+    def payoff(self, theta: torch.Tensor) -> torch.Tensor:
         """``H[x, y]``: A's vote share with entrants (or nominees) ``x`` and ``y``, the primaries'
         opponents integrated out: ``a b^T * P + a (P M_B^T) + (M_A P) b^T + M_A P M_B^T`` with
         ``a(x) = E_q w(x, x')`` and ``M(x, x') = q(x') (1 - w(x, x'))``."""
@@ -336,11 +349,13 @@ class Enumeration(Estimator):
         rows = torch.arange(Pi.shape[0])
         return Pi[rows, self.X[player]].prod(1)
 
-    def value(self, pi_A, pi_B, theta=None, centre=None):
+    def value(
+        self, pi_A: list[torch.Tensor], pi_B: list[torch.Tensor], theta: torch.Tensor | None = None, centre: dict | None = None
+    ) -> torch.Tensor:
         H = self._const["H"] if theta is None else self.payoff(theta)
         pA = self._profile_probs(self.pad.policy(pi_A), 0)
         pB = self._profile_probs(self.pad.policy(pi_B), 1)
         return pA @ H @ pB
 
-    def mc_se(self, pi_A, pi_B) -> float:
+    def mc_se(self, pi_A: Policy, pi_B: Policy) -> float:
         return 0.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,7 @@ def solve_presidential_game(
     primaries: bool = False,
     penalty: str = "l2",
     solve_options: dict | None = None,
-    **fit_options,
+    **fit_options: Any,
 ) -> GameResult:
     """Fit the game's models (``fit_options``: the keywords of :func:`game_models`) and solve it
     with :func:`~cosolve.methods.conjoint.game.equilibrium.solve_game` (``solve_options``: its other keywords);

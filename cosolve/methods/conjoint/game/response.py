@@ -21,20 +21,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cosolve.methods.conjoint.game.logit_game import Player
-from cosolve.methods.conjoint.game.party_problem import party_problems, sqp
+from cosolve.methods.conjoint.game.logit_game import Game, Player
+from cosolve.methods.conjoint.game.party_problem import PartyProblem, party_problems, sqp
 from cosolve.methods.conjoint.game.result import AveragingComparison
 from cosolve.methods.conjoint.policy import QP_TOL
-from cosolve.methods.conjoint.tensors import as_policy, torch_module
+from cosolve.methods.conjoint.tensors import Policy, as_policy, torch_module
+
+if TYPE_CHECKING:
+    import torch
 
 
 def best_response(
-    game, player: int, pi_other, starts, *, n_starts: int = 2, seed: int = 0, max_iter: int = 500, rounds: int = 10
-):
+    game: Game,
+    player: int,
+    pi_other: Policy,
+    starts: list[Policy],
+    *,
+    n_starts: int = 2,
+    seed: int = 0,
+    max_iter: int = 500,
+    rounds: int = 10,
+) -> tuple[float, list[np.ndarray]]:
     """``(value, pi)``: the best payoff ``U_P`` found against ``pi_other`` (list of (L_d,)) and the policy
     (list of numpy (L_d,)) that attains it; ``starts``: extra initial policies (module docstring)."""
     torch = torch_module()
@@ -77,7 +90,9 @@ def best_response(
     return best_value, best_pi
 
 
-def surrogate_sqp(game, player: int, problem, pi: list[np.ndarray], other, rounds: int) -> list[np.ndarray]:
+def surrogate_sqp(
+    game: Game, player: int, problem: PartyProblem, pi: list[np.ndarray], other: list[torch.Tensor], rounds: int
+) -> list[np.ndarray]:
     """The Monte Carlo best response with the L2 penalty in numpy: the surrogate centred at ``pi`` (list
     of (L_d,)) is the control value, separable (the player's ``N_P``,
     :func:`~cosolve.methods.conjoint.game.party_problem.party_problems`), plus the residual's first-order
@@ -101,7 +116,7 @@ def surrogate_sqp(game, player: int, problem, pi: list[np.ndarray], other, round
     return np.split(x, starts[1:-1])
 
 
-def lbfgs(f, w0: np.ndarray, max_iter: int):
+def lbfgs(f: Callable[[torch.Tensor], torch.Tensor], w0: np.ndarray, max_iter: int) -> torch.Tensor:
     torch = torch_module()
     w = torch.tensor(w0, dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS(
@@ -124,7 +139,7 @@ def lbfgs(f, w0: np.ndarray, max_iter: int):
     return w.detach()
 
 
-def newton_polish(f, w, steps: int = 20):
+def newton_polish(f: Callable[[torch.Tensor], torch.Tensor], w: torch.Tensor, steps: int = 20) -> torch.Tensor:
     """Newton steps while the Hessian is negative definite and ``f`` does not drop."""
     torch = torch_module()
     from torch.func import grad, jacrev
@@ -153,7 +168,9 @@ def _vertex_penalty(p0: np.ndarray, penalty: str) -> np.ndarray:
     return -np.log(p0)
 
 
-def _vertex_ascent(game, player: int, other, pi_start, sweeps: int = 50):
+def _vertex_ascent(
+    game: Game, player: int, other: list[torch.Tensor], pi_start: Policy, sweeps: int = 50
+) -> tuple[float, list[torch.Tensor]]:
     """Coordinate ascent over the player's pure profiles from the modal profile of ``pi_start``: with a
     multilinear estimator one gradient per factor gives every level's vote share, else the Monte Carlo
     estimator's plain values of all the factor's levels in one pass
@@ -190,7 +207,9 @@ def _vertex_ascent(game, player: int, other, pi_start, sweeps: int = 50):
     return float(game.utility(player, own, other)), own
 
 
-def averaging_comparison(game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *, n_starts: int = 2, seed: int = 0):
+def averaging_comparison(
+    game: Game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *, n_starts: int = 2, seed: int = 0
+) -> AveragingComparison:
     """Each party's average-case optimum against the other's randomised candidate, and the vote shares
     of :class:`~cosolve.methods.conjoint.game.result.AveragingComparison` (the best responses start from
     the equilibrium ``eq_A``/``eq_B`` too, besides ``p0`` and random starts)."""

@@ -21,15 +21,15 @@ import time
 import numpy as np
 
 from cosolve.methods.conjoint.delta import qp_jacobians
-from cosolve.methods.conjoint.game.party_problem import jacobians, maximise, party_problems, pooled
+from cosolve.methods.conjoint.game.party_problem import PartySolution, jacobians, maximise, party_problems, pooled
 from cosolve.methods.conjoint.game.payoff import GameSpec
 from cosolve.methods.conjoint.game.result import AveragingComparison, GameResult, divergence, param_blocks
 from cosolve.methods.conjoint.game.uncertainty import standard_errors
-from cosolve.methods.conjoint.policy import solve_policy_qp
+from cosolve.methods.conjoint.policy import QPSolution, solve_policy_qp
 from cosolve.problems.conjoint.model import OutcomeModel
 
 
-def separates(models: dict[str, OutcomeModel], primaries, penalty: str, estimator: str) -> bool:
+def separates(models: dict[str, OutcomeModel], primaries: dict[str, OutcomeModel] | None, penalty: str, estimator: str) -> bool:
     """Whether the game separates into two single-party problems solved in numpy (module docstring)."""
     roles = list(models.values()) + list((primaries or {}).values())
     return penalty == "l2" and estimator in ("auto", "mc") and all(m.link == "identity" for m in roles)
@@ -53,7 +53,16 @@ def separable_game(spec: GameSpec, lams: tuple[float, float], seed: int, t0: flo
     return _separable_result(spec, (sols[0].pi, sols[1].pi), v, jac_v, jac_pi, sols, "qp", (t0, clock, solved))
 
 
-def _separable_result(spec: GameSpec, pis, v: float, jac_v: np.ndarray, jac_pi: np.ndarray, sols, estimator: str, clocks):
+def _separable_result(
+    spec: GameSpec,
+    pis: tuple[list[np.ndarray], list[np.ndarray]],
+    v: float,
+    jac_v: np.ndarray,
+    jac_pi: np.ndarray,
+    sols: list[QPSolution] | list[PartySolution],
+    estimator: str,
+    clocks: tuple[float, float, float],
+) -> GameResult:
     """The :class:`GameResult` of a separable game: policies ``pis`` (A's, B's), A's vote share ``v``,
     its Jacobian ``jac_v`` and the policies' ``jac_pi`` (2 sum_d L_d, n_params), the two parties'
     solutions ``sols`` (``kkt_residual``, ``iterations``), ``clocks`` (start, solve start, solve end).

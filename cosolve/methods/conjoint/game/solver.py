@@ -26,6 +26,8 @@ about the size of one jump, ~1e-6, rather than to round-off).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from cosolve.methods.conjoint.game.logit_game import Game, Player
@@ -36,7 +38,9 @@ from cosolve.methods.conjoint.tensors import as_tensor, to_numpy
 DROP_FLOOR = 1e-3
 
 
-def extragradient(game: Game, w: np.ndarray, *, step: float, max_iter: int, foc_tol: float, newton_switch: float):
+def extragradient(
+    game: Game, w: np.ndarray, *, step: float, max_iter: int, foc_tol: float, newton_switch: float
+) -> tuple[np.ndarray, float, int]:
     """Extra-gradient then Newton on ``F`` (module docstring): ``(w, |F|_inf, iterations)``."""
     if w.size == 0:
         return w, 0.0, 0
@@ -67,7 +71,7 @@ def extragradient(game: Game, w: np.ndarray, *, step: float, max_iter: int, foc_
     return w, norm, it
 
 
-def _newton(game: Game, w: np.ndarray, F: np.ndarray, norm: float, steps: int = 30):
+def _newton(game: Game, w: np.ndarray, F: np.ndarray, norm: float, steps: int = 30) -> tuple[np.ndarray, float, int]:
     used = 0
     for _ in range(steps):
         used += 1
@@ -97,7 +101,15 @@ def _collapses(game: Game, w: np.ndarray, w_new: np.ndarray) -> bool:
     return bool(np.any(new[held] < 1e-3 * old[held]))
 
 
-def solve_on_support(game: Game, w: np.ndarray, solve, *, max_iter: int, foc_tol: float, chunk: int = 500):
+def solve_on_support(
+    game: Game,
+    w: np.ndarray,
+    solve: Callable[[np.ndarray, int], tuple[np.ndarray, float, int]],
+    *,
+    max_iter: int,
+    foc_tol: float,
+    chunk: int = 500,
+) -> tuple[np.ndarray, float, int]:
     """Run ``solve(w, max_iter) -> (w, |F|, iterations)`` in chunks, shrinking the players' supports
     after a chunk that ends with probabilities below ``DROP_FLOOR`` that still shrink (boundary
     equilibria, which logits reach only in the limit) and, once it converges, growing them back
@@ -140,7 +152,7 @@ def _put_back(pi: list[np.ndarray], old: Player, new: Player | None, mass: float
     return out
 
 
-def recentred_solve(game: Game, w: np.ndarray, rounds: int, options: dict):
+def recentred_solve(game: Game, w: np.ndarray, rounds: int, options: dict) -> tuple[np.ndarray, float, int]:
     """Solve the game on the Monte Carlo surrogate, re-centred at each solution (module docstring):
     ``(w, foc_norm, iterations)`` at the centre with the smallest Rao-Blackwellised ``|F|``. The samples
     move in jumps with the centre, so the iteration may settle on a short cycle of nearly equal points;

@@ -12,16 +12,25 @@ parameter uncertainty only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cosolve.methods.conjoint.game.logit_game import Player, rows_of_jacobian
-from cosolve.methods.conjoint.tensors import as_policy, torch_module
+from cosolve.methods.conjoint.game.logit_game import Game, Player, rows_of_jacobian
+from cosolve.methods.conjoint.game.payoff import GameSpec
+from cosolve.methods.conjoint.tensors import Policy, as_policy, torch_module
+
+if TYPE_CHECKING:
+    import torch
 
 #: Levels of a best response at or below this probability are outside its support in the delta method.
 SUPPORT_FLOOR = 1e-8
 
 
-def delta_method(game, w: np.ndarray):
+def delta_method(
+    game: Game, w: np.ndarray
+) -> tuple[float, list[np.ndarray], list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
     """``(vote_share_se, pi_se_A, pi_se_B, jac_vote_share, jac_pi_A, jac_pi_B)`` at the equilibrium
     logits ``w`` (module docstring); ``jac_pi_P`` (sum_d L_d, n_params) over all levels of P's policy."""
     torch = torch_module()
@@ -44,7 +53,9 @@ def delta_method(game, w: np.ndarray):
     return se_v, se_pi[:D], se_pi[D:], jac_v, jac_pi[:half], jac_pi[half:]
 
 
-def response_delta_method(game, player: int, pi_own, pi_other):
+def response_delta_method(
+    game: Game, player: int, pi_own: list[np.ndarray], pi_other: Policy
+) -> tuple[float, list[np.ndarray], np.ndarray, np.ndarray]:
     """``(value_se, pi_se, jac_value, jac_pi)`` of a best response ``pi_own`` (list of (L_d,)) to the
     fixed ``pi_other``: the player's first-order conditions ``grad_w U_P(w; theta) = 0`` on the
     response's support (levels of probability at most ``SUPPORT_FLOOR`` are held at 0) give ``dw/dtheta``, and the value is
@@ -78,7 +89,14 @@ def response_delta_method(game, player: int, pi_own, pi_other):
     return se_v, se_pi, jac_v, jac_pi
 
 
-def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
+def _implicit_jacobians(
+    objective: Callable[..., torch.Tensor],
+    value: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    levels: Callable[[torch.Tensor], torch.Tensor],
+    w: torch.Tensor,
+    theta: torch.Tensor,
+    n_levels: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(d value*/d theta (n_params,), d levels*/d theta (n_levels, n_params))``, numpy, at a
     stationary point ``w`` of ``objective(w, theta)`` in ``w``: ``dw/dtheta = -H_ww^{-1} H_w,theta``
     (NaN where ``H_ww`` is singular: the stationary point is not locally unique). ``theta`` is the
@@ -103,7 +121,7 @@ def _implicit_jacobians(objective, value, levels, w, theta, n_levels: int):
     return (g_th + g_w @ dw).detach().numpy(), (jacobian(levels, w) @ dw).detach().numpy()
 
 
-def standard_errors(spec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
+def standard_errors(spec: GameSpec, jac_v: np.ndarray, jac_pi: np.ndarray) -> tuple[float, list[np.ndarray]]:
     """The value's standard error and the levels' (split per factor, one or more policies stacked)
     from Jacobians in the stacked parameters, whose covariance is block-diagonal over the models."""
     var_v, var_pi = 0.0, np.zeros(jac_pi.shape[0])
