@@ -1,4 +1,5 @@
-"""The identity-link game with primaries and the L2 penalty, in numpy (issue 29).
+"""Each party's own problem in the identity-link game with primaries and the L2 penalty, solved in numpy
+by SQP (issue 29): :class:`PartyProblem`, :func:`maximise` and the delta method's :func:`jacobians`.
 
 With identity links the control value of :mod:`~cosolve.methods.conjoint.game.payoff` is exact,
 ``V = 1/2 + N_A(pi_A) - N_B(pi_B)``, and ``N_P`` depends on party P's own policy only, so the game

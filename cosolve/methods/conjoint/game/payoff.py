@@ -1,4 +1,6 @@
-"""The vote share of the two-party conjoint game (issue 8) and its estimators (torch, float64).
+"""The vote share of the two-party conjoint game (issue 8): the game's inputs (:class:`GameSpec`,
+:func:`build_spec`), the exact control value shared by its estimators and the exact ``enumerate``
+estimator (torch, float64).
 
 Setting (Jerzak, Chandra & Hazra 2026). Parties A and B play product policies ``pi_A``, ``pi_B``
 (lists of D arrays (L_d,)) over one :class:`~cosolve.problems.conjoint.design.Design`; a party's fixed factors
