@@ -12,9 +12,9 @@
 - Logit link: ``Q(pi) = E_{x ~ pi, x' ~ p0} sigmoid(f(x) - f(x'))``, the chance that a profile drawn
   from ``pi`` is chosen over one drawn from the randomisation, has no closed form. It is the vote
   share of the conjoint game with one voter group and the opponent held at ``p0``, so the game's
-  estimators (:mod:`~cosolve.methods.conjoint.minimax_payoff`: enumeration for small designs, else
+  estimators (:mod:`~cosolve.methods.conjoint.game.payoff`: enumeration for small designs, else
   Monte Carlo with common random numbers and a Rao-Blackwellised surrogate) and its best response
-  (:func:`~cosolve.methods.conjoint.minimax_response.best_response`: gradient ascent on softmax
+  (:func:`~cosolve.methods.conjoint.game.response.best_response`: gradient ascent on softmax
   logits from several starts, Newton polish, vertex ascent) solve it (:func:`average_case_by_response`).
   ``Q(p0) = 1/2`` exactly by symmetry.
 
@@ -122,7 +122,7 @@ def average_case(
         raise UsageError("the QP (closed form on the support) is for the identity link with the L2 penalty")
     if model.link == "identity" and penalty == "l2" and solver != "gradient":
         return _with_reliability_notes(model, _average_case_qp(model, lam, seed))
-    from cosolve.methods.conjoint.gradient import torch_threads
+    from cosolve.methods.conjoint.tensors import torch_threads
 
     with torch_threads(threads):
         if model.link == "identity":
@@ -171,10 +171,12 @@ def average_case_by_response(
     ``kkt_gap``, the largest first-order gain of moving one factor's mass to its best level (0 at
     a stationary point), and the delta method's Jacobians ``jac_value`` (P + 1,) and ``jac_pi``
     (sum L_d, P + 1) in the model's parameters."""
-    from cosolve.methods.conjoint.minimax import make_estimator
-    from cosolve.methods.conjoint.minimax_payoff import build_spec
-    from cosolve.methods.conjoint.minimax_response import as_policy, best_response, response_delta_method
-    from cosolve.methods.conjoint.minimax_solver import Game
+    from cosolve.methods.conjoint.game.equilibrium import make_estimator
+    from cosolve.methods.conjoint.game.logit_game import Game
+    from cosolve.methods.conjoint.game.payoff import build_spec
+    from cosolve.methods.conjoint.game.response import best_response
+    from cosolve.methods.conjoint.game.uncertainty import response_delta_method
+    from cosolve.methods.conjoint.tensors import as_policy
 
     started = time.perf_counter()
     spec = build_spec({"voters": model}, {"voters": 1.0})

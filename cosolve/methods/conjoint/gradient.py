@@ -14,14 +14,17 @@ exact: the levels are independent under ``pi``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cosolve.methods.conjoint.tensors import torch_module
 from cosolve.problems.conjoint.design import Design
 from cosolve.problems.conjoint.model import OutcomeModel
+
+if TYPE_CHECKING:
+    import torch
 
 PENALTIES = ("l2", "kl")
 
@@ -41,43 +44,26 @@ class GradientSolution:
     converged: bool
 
 
-@contextmanager
-def torch_threads(n: int) -> Iterator[None]:
-    """Run the block with torch (imported here), BLAS and numba limited to ``n`` threads, then
-    restore them (:class:`cosolve.core.threads.ThreadLimits`)."""
-    from cosolve.core.threads import ThreadLimits
-
-    _torch()
-    with ThreadLimits(max(1, int(n))):
-        yield
-
-
-def _torch():
-    import torch
-
-    return torch
-
-
-def policy_from_logits(design: Design, w):
+def policy_from_logits(design: Design, w: torch.Tensor) -> list[torch.Tensor]:
     """torch: the list of D policies (L_d,) from the logits ``w`` (n_main,)."""
-    torch = _torch()
+    torch = torch_module()
     o = design.main_offsets
     zero = torch.zeros(1, dtype=w.dtype)
     return [torch.softmax(torch.cat([zero, w[o[d] : o[d + 1]]]), 0) for d in range(design.n_factors)]
 
 
-def expected_features(design: Design, pi, interactions: bool):
+def expected_features(design: Design, pi: list[torch.Tensor], interactions: bool) -> torch.Tensor:
     """torch: ``[1, E_pi[phi]]`` (P + 1,)."""
-    torch = _torch()
+    torch = torch_module()
     parts = [torch.ones(1, dtype=pi[0].dtype)] + [p[1:] for p in pi]
     if interactions:
         parts += [torch.outer(pi[d][1:], pi[e][1:]).reshape(-1) for d, e in design.pairs]
     return torch.cat(parts)
 
 
-def penalty_value(design: Design, pi, penalty: str):
+def penalty_value(design: Design, pi: list[torch.Tensor], penalty: str) -> torch.Tensor:
     """torch: ``Pen(pi, p0)``."""
-    torch = _torch()
+    torch = torch_module()
     total = torch.zeros((), dtype=pi[0].dtype)
     for p, q in zip(pi, design.p0, strict=True):
         q = torch.as_tensor(q, dtype=p.dtype)
@@ -90,9 +76,11 @@ def penalty_value(design: Design, pi, penalty: str):
     return total
 
 
-def objective(model: OutcomeModel, lam: float, penalty: str, w, params=None):
+def objective(
+    model: OutcomeModel, lam: float, penalty: str, w: torch.Tensor, params: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """torch: ``J(w) = Q - lam * Pen`` and ``Q``, with ``params`` (P + 1,) defaulting to the model's."""
-    torch = _torch()
+    torch = torch_module()
     if model.link != "identity":
         raise ValueError("gradient ascent here optimises the identity-link value")
     if params is None:
@@ -102,9 +90,9 @@ def objective(model: OutcomeModel, lam: float, penalty: str, w, params=None):
     return q - lam * penalty_value(model.design, pi, penalty), q
 
 
-def value_of_features(model: OutcomeModel, expected, params):
+def value_of_features(model: OutcomeModel, expected: torch.Tensor, params: torch.Tensor) -> torch.Tensor:
     """torch: ``Q = offset + E_pi[phi] . theta`` from ``[1, E_pi[phi]]`` (P + 1,) and ``params``."""
-    torch = _torch()
+    torch = torch_module()
     weights = torch.as_tensor(model.offset_weights(), dtype=params.dtype)
     constant = 0.5 if model.forced_choice else 0.0
     return constant + weights @ params + expected[1:] @ params[1:]
@@ -130,7 +118,7 @@ def optimize_policy(
     start: np.ndarray | None = None,
 ) -> GradientSolution:
     """Maximise ``J`` over the logits (module docstring); ``start`` logits default to ``p0``'s."""
-    torch = _torch()
+    torch = torch_module()
     w = torch.tensor(initial_logits(model.design) if start is None else start, dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS(
         [w],
@@ -163,7 +151,7 @@ def optimize_policy(
 
 def _newton_polish(model: OutcomeModel, lam: float, penalty: str, w, steps: int = 20):
     """Newton steps ``w - H^{-1} g`` while ``H`` is negative definite and ``J`` does not drop."""
-    torch = _torch()
+    torch = torch_module()
     from torch.func import grad, hessian
 
     def j_of(v):

@@ -264,7 +264,7 @@ def solve_policy_qp(
     limit = 50 * n + 100 if max_iter is None else max_iter
     best, iterations = None, 0
     for x in starts:
-        x, free, it = _active_set(qp, x, allowed, tol, limit)
+        x, free, it = active_set(qp, x, allowed, tol, limit)
         iterations += it
         if best is None or qp.objective(x) > qp.objective(best[0]) + tol:
             best = (x, free)
@@ -280,9 +280,7 @@ def solve_policy_qp(
     )  # fmt: skip
 
 
-def _active_set(
-    qp: PolicyQP, x: np.ndarray, allowed: np.ndarray, tol: float, max_iter: int
-) -> tuple[np.ndarray, np.ndarray, int]:
+def active_set(qp: PolicyQP, x: np.ndarray, allowed: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The primal active-set method (module docstring) from the feasible ``x`` (0 where not
     ``allowed``; those levels never enter): ``(x, free, iterations)`` at a KKT point. On each face,
     in the eigenbasis of ``C_F``: the reduced gradient's part along curvature above ``-tol`` is

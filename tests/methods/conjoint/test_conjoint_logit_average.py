@@ -14,8 +14,8 @@ from test_conjoint_optimisers import random_model
 
 from cosolve.errors import UsageError
 from cosolve.methods.conjoint.average import average_case, average_case_by_response
-from cosolve.methods.conjoint.gradient import torch_threads
 from cosolve.methods.conjoint.policy import from_z, to_z
+from cosolve.methods.conjoint.tensors import torch_threads
 from cosolve.problems.conjoint.model import OutcomeModel
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cosolve.errors import InputError, UsageError
-from cosolve.problems.conjoint.data import BUNDLED_ATTRIBUTES, bundled_conjoint, bundled_datasets, read_conjoint
+from cosolve.io.conjoint_csv import BUNDLED_ATTRIBUTES, bundled_conjoint, bundled_datasets, read_conjoint
 
 
 @pytest.fixture(scope="module")

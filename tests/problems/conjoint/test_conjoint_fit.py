@@ -6,7 +6,8 @@ import pytest
 import statsmodels.api as sm
 
 from cosolve.errors import InputError, UsageError
-from cosolve.problems.conjoint.data import ConjointData, read_conjoint
+from cosolve.io.conjoint_csv import read_conjoint
+from cosolve.problems.conjoint.data import ConjointData
 from cosolve.problems.conjoint.fit import amce, fit_outcome_model
 from cosolve.problems.conjoint.synthetic import random_truth, simulate
 

@@ -9,9 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cosolve.methods.conjoint import minimax_payoff as mp  # noqa: E402
-from cosolve.methods.conjoint.minimax_mc import MonteCarlo  # noqa: E402
-from cosolve.methods.conjoint.minimax_solver import Game  # noqa: E402
+from cosolve.methods.conjoint.game import payoff as mp  # noqa: E402
+from cosolve.methods.conjoint.game.logit_game import Game  # noqa: E402
+from cosolve.methods.conjoint.game.monte_carlo import MonteCarlo  # noqa: E402
 from cosolve.problems.conjoint.design import Design  # noqa: E402
 from cosolve.problems.conjoint.model import OutcomeModel  # noqa: E402
 

@@ -1,4 +1,6 @@
-"""The vote share of the two-party conjoint game (issue 8) and its estimators (torch, float64).
+"""The vote share of the two-party conjoint game (issue 8): the game's inputs (:class:`GameSpec`,
+:func:`build_spec`), the exact control value shared by its estimators and the exact ``enumerate``
+estimator (torch, float64).
 
 Setting (Jerzak, Chandra & Hazra 2026). Parties A and B play product policies ``pi_A``, ``pi_B``
 (lists of D arrays (L_d,)) over one :class:`~cosolve.problems.conjoint.design.Design`; a party's fixed factors
@@ -21,7 +23,7 @@ expectation is exact: ``E[C] = 0.5 + N_A(t) - N_B(t)`` with ``t = sum_g s_g kapp
 The second moments ``E_pi[c t]`` of main-effect + two-way predictors under a product distribution are
 exact by the ANOVA decomposition (:func:`cross_moment`). Estimators of ``V``:
 
-- ``mc`` (:mod:`~cosolve.methods.conjoint.minimax_mc`): ``E[C]`` exact plus Monte Carlo for the small
+- ``mc`` (:mod:`~cosolve.methods.conjoint.game.monte_carlo`): ``E[C]`` exact plus Monte Carlo for the small
   residual of the true links; exact (``R = 0``) with identity links only.
 - ``enumerate``: exact for small designs, ``V = p_A^T H p_B`` over all profiles (:class:`Enumeration`).
 """
@@ -31,20 +33,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
+from cosolve.methods.conjoint.tensors import Policy, torch_module
 from cosolve.problems.conjoint.design import Design
 from cosolve.problems.conjoint.model import OutcomeModel
 
-#: Slope of each link's tangent at 0.
-KAPPA = {"identity": 1.0, "logit": 0.25}
-
-
-def _torch():
+if TYPE_CHECKING:
     import torch
 
-    return torch
+#: A padded predictor ``(a, A)`` (:class:`Padding`): main effects (D, Lmax), interactions (D, D, Lmax, Lmax) or None.
+Predictor: TypeAlias = "tuple[torch.Tensor, torch.Tensor | None]"
+
+#: Slope of each link's tangent at 0.
+KAPPA = {"identity": 1.0, "logit": 0.25}
 
 
 @dataclass
@@ -88,7 +92,13 @@ class GameSpec:
         return all(self.models[i].link == "identity" for i in roles)
 
 
-def build_spec(models, shares, primaries=None, fixed_A=None, fixed_B=None) -> GameSpec:
+def build_spec(
+    models: dict[str, OutcomeModel],
+    shares: dict[str, float],
+    primaries: dict[str, OutcomeModel] | None = None,
+    fixed_A: dict[str, str] | None = None,
+    fixed_B: dict[str, str] | None = None,
+) -> GameSpec:
     """Check the inputs of a game (see ``solve_game``) and index its distinct models."""
     from cosolve.errors import InputError
     from cosolve.problems.conjoint.model import LINKS
@@ -151,7 +161,7 @@ class Padding:
     both ways round (``A[e, d] = A[d, e]^T``, ``A[d, d] = 0``), or None for a main-effects model."""
 
     def __init__(self, design: Design) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.design = design
         D, self.Lmax = design.n_factors, max(design.sizes)
         L = self.Lmax
@@ -166,13 +176,13 @@ class Padding:
         self.pos1 = torch.tensor(one, dtype=torch.int64)
         self.pos2 = torch.tensor(two, dtype=torch.int64)
 
-    def policy(self, pi):
-        torch = _torch()
+    def policy(self, pi: list[torch.Tensor]) -> torch.Tensor:
+        torch = torch_module()
         return torch.stack([torch.nn.functional.pad(p, (0, self.Lmax - p.shape[0])) for p in pi])
 
-    def predictor(self, theta, interactions: bool):
+    def predictor(self, theta: torch.Tensor, interactions: bool) -> Predictor:
         """``(a, A)`` of the predictor ``phi . theta`` (theta (P,) without alpha)."""
-        torch = _torch()
+        torch = torch_module()
         design, D, L = self.design, self.design.n_factors, self.Lmax
         n = design.n_main
         a = torch.zeros(D * L, dtype=theta.dtype).index_add(0, self.main_pos, theta[:n]).reshape(D, L)
@@ -183,17 +193,17 @@ class Padding:
         return a, A.reshape(D, D, L, L)
 
 
-def combine(preds, weights):
+def combine(preds: list[Predictor], weights: list[float]) -> Predictor:
     """``sum_k weights[k] * preds[k]`` of padded predictors."""
     a = sum(w * p[0] for p, w in zip(preds, weights, strict=True))
     inter = [w * p[1] for p, w in zip(preds, weights, strict=True) if p[1] is not None]
     return a, (sum(inter) if inter else None)
 
 
-def _anova(Pi, pred):
+def _anova(Pi: torch.Tensor, pred: Predictor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Mean, first-order components (D, Lmax) and second-order components (D, D, Lmax, Lmax) or None
     of the predictor under the product distribution ``Pi``."""
-    torch = _torch()
+    torch = torch_module()
     a, A = pred
     if A is None:
         mean, u, S = (Pi * a).sum(), a, None
@@ -207,15 +217,15 @@ def _anova(Pi, pred):
     return mean, first, S
 
 
-def mean_value(Pi, pred):
+def mean_value(Pi: torch.Tensor, pred: Predictor) -> torch.Tensor:
     """``E[f]`` under the product distribution ``Pi`` (D, Lmax)."""
     return _anova(Pi, pred)[0]
 
 
-def cross_moment(Pi, pred1, pred2):
+def cross_moment(Pi: torch.Tensor, pred1: Predictor, pred2: Predictor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(E f1, E f2, E[f1 f2])`` under ``Pi``: ANOVA components of different orders or factor sets are
     orthogonal under a product distribution, so ``Cov = sum_d E[u1_d u2_d] + sum_{d<e} E[S1_de S2_de]``."""
-    torch = _torch()
+    torch = torch_module()
     m1, u1, S1 = _anova(Pi, pred1)
     m2, u2, S2 = _anova(Pi, pred2)
     cov = (Pi * u1 * u2).sum()
@@ -224,8 +234,8 @@ def cross_moment(Pi, pred1, pred2):
     return m1, m2, m1 * m2 + cov
 
 
-def link_value(link: str, s):
-    torch = _torch()
+def link_value(link: str, s: torch.Tensor) -> torch.Tensor:
+    torch = torch_module()
     return 0.5 + s if link == "identity" else torch.sigmoid(s)
 
 
@@ -239,30 +249,30 @@ class Estimator:
     multilinear = True
 
     def __init__(self, spec: GameSpec) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.spec = spec
         self.pad = Padding(spec.design)
         self.ref = [self.pad.policy([torch.as_tensor(q) for q in spec.reference(p)]) for p in (0, 1)]
         self.bind(spec.stacked_params())
 
     def bind(self, params: np.ndarray) -> None:
-        torch = _torch()
+        torch = torch_module()
         self._theta = torch.as_tensor(np.asarray(params, dtype=np.float64))
         self._const = self._constants(self._theta)
 
-    def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
+    def centre(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> dict | None:
         """A local surrogate of ``value`` at concrete policies (None: ``value`` is smooth as it is)."""
         return None
 
-    def separates(self, centre) -> bool:
+    def separates(self, centre: dict | None) -> bool:
         """Whether ``value`` (with this centre) is, as torch differentiates it, a sum of a function of
         ``pi_A`` and one of ``pi_B`` (its Hessian block-diagonal over the players)."""
         return False
 
-    def thetas(self, theta):
+    def thetas(self, theta: torch.Tensor) -> list[torch.Tensor]:
         return [theta[s][1:] for s in self.spec.slices]
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         spec = self.spec
         th = self.thetas(theta)
         preds = [self.pad.predictor(t, m.interactions) for t, m in zip(th, spec.models, strict=True)]
@@ -273,7 +283,7 @@ class Estimator:
             out["ref"] = [cross_moment(self.ref[p], out["c"][p], out["t"]) for p in (0, 1)]
         return out
 
-    def control_value(self, PiA, PiB, const):
+    def control_value(self, PiA: torch.Tensor, PiB: torch.Tensor, const: dict) -> torch.Tensor:
         """``E[C]`` (module docstring) for padded policies."""
         spec, t = self.spec, const["t"]
         if spec.primaries is None:
@@ -299,16 +309,16 @@ class Enumeration(Estimator):
     ``H`` (nA, nB) is the pure-profile vote share (:meth:`payoff`) and ``p_P`` the profile probabilities."""
 
     def __init__(self, spec: GameSpec) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.X = [torch.as_tensor(profiles(spec, p)) for p in (0, 1)]
         inter = any(m.interactions for m in spec.models)
         self.feats = [torch.as_tensor(spec.design.features(X.numpy(), inter)) for X in self.X]
         super().__init__(spec)
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         return {"H": self.payoff(theta)}
 
-    def payoff(self, theta):
+    def payoff(self, theta: torch.Tensor) -> torch.Tensor:
         """``H[x, y]``: A's vote share with entrants (or nominees) ``x`` and ``y``, the primaries'
         opponents integrated out: ``a b^T * P + a (P M_B^T) + (M_A P) b^T + M_A P M_B^T`` with
         ``a(x) = E_q w(x, x')`` and ``M(x, x') = q(x') (1 - w(x, x'))``."""
@@ -337,15 +347,17 @@ class Enumeration(Estimator):
         return a[:, None] * b[None, :] * P + a[:, None] * PM + (MA @ P) * b[None, :] + MA @ PM
 
     def _profile_probs(self, Pi, player: int):
-        torch = _torch()
+        torch = torch_module()
         rows = torch.arange(Pi.shape[0])
         return Pi[rows, self.X[player]].prod(1)
 
-    def value(self, pi_A, pi_B, theta=None, centre=None):
+    def value(
+        self, pi_A: list[torch.Tensor], pi_B: list[torch.Tensor], theta: torch.Tensor | None = None, centre: dict | None = None
+    ) -> torch.Tensor:
         H = self._const["H"] if theta is None else self.payoff(theta)
         pA = self._profile_probs(self.pad.policy(pi_A), 0)
         pB = self._profile_probs(self.pad.policy(pi_B), 1)
         return pA @ H @ pB
 
-    def mc_se(self, pi_A, pi_B) -> float:
+    def mc_se(self, pi_A: Policy, pi_B: Policy) -> float:
         return 0.0

@@ -1,6 +1,6 @@
 """The Monte Carlo estimator of the conjoint game's vote share (issue 8; torch, float64).
 
-``V = E[C] + E[R]`` (:mod:`~cosolve.methods.conjoint.minimax_payoff`): the control value ``E[C]`` of the
+``V = E[C] + E[R]`` (:mod:`~cosolve.methods.conjoint.game.payoff`): the control value ``E[C]`` of the
 linearised links is exact; the residual ``R = F - C`` of the true integrand ``F`` (the nominee choice
 integrated analytically: ``F = sum_g s_g sum_{a, b} W_A[a] W_B[b] P_g(a, b)`` over ``a in {x_A, x'_A}``,
 ``b in {x_B, x'_B}`` with weights ``(w, 1 - w)``) is small, ``O(s^3 / 48)`` for logit links, and is
@@ -26,15 +26,15 @@ The Monte Carlo error of the value is ``sd(R_m) / sqrt(M)`` (:meth:`MonteCarlo.m
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from cosolve.methods.conjoint.minimax_payoff import KAPPA, Estimator, GameSpec, link_value
+from cosolve.methods.conjoint.game.payoff import KAPPA, Estimator, GameSpec, Predictor, link_value
+from cosolve.methods.conjoint.tensors import Policy, concrete, torch_module
 
-
-def _torch():
+if TYPE_CHECKING:
     import torch
-
-    return torch
 
 
 class MonteCarlo(Estimator):
@@ -47,7 +47,7 @@ class MonteCarlo(Estimator):
     value and first derivatives in ``theta`` are exact there, and there only."""
 
     def __init__(self, spec: GameSpec, n_samples: int = 2000, seed: int = 0, chunk: int = 128) -> None:
-        torch = _torch()
+        torch = torch_module()
         self.exact = spec.all_identity
         self.multilinear = self.exact
         self.use_residual = True  # False: the control value alone (the linearised game)
@@ -69,32 +69,32 @@ class MonteCarlo(Estimator):
         self.pair_d, self.pair_e = torch.as_tensor(pairs[:, 0]), torch.as_tensor(pairs[:, 1])
         super().__init__(spec)
 
-    def samples(self, pi, slot: int) -> np.ndarray:
+    def samples(self, pi: list[np.ndarray], slot: int) -> np.ndarray:
         """Profiles (M, D) by the inverse CDF of ``pi`` (list of (L_d,)) at the slot's uniforms."""
         D = len(pi)
         return np.stack([_inverse_cdf(np.asarray(pi[d], dtype=np.float64), self.uniforms[slot, :, d]) for d in range(D)], axis=1)
 
-    def _constants(self, theta) -> dict:
+    def _constants(self, theta: torch.Tensor) -> dict:
         out = super()._constants(theta)
         out["preds"] = [self.pad.predictor(t, m.interactions) for t, m in zip(out["theta"], self.spec.models, strict=True)]
         if self.opponents:
             out["opp"] = [[self.predict(pr, X) for pr in out["preds"]] for X in self.opponents]
         return out
 
-    def predict(self, pred, X):
+    def predict(self, pred: Predictor, X: torch.Tensor) -> torch.Tensor:
         """``f(x)`` (N,) of the profiles ``X`` (N, D) from a padded predictor."""
-        torch = _torch()
+        torch = torch_module()
         a, A = pred
         f = a[torch.arange(a.shape[0])[None, :], X].sum(1)
         if A is not None and self.pair_d.numel():
             f = f + A[self.pair_d[None, :], self.pair_e[None, :], X[:, self.pair_d], X[:, self.pair_e]].sum(1)
         return f
 
-    def singles(self, pred, X, player: int):
+    def singles(self, pred: Predictor, X: torch.Tensor, player: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``(f (M,), S1 (M, n_P))``: the predictor at the samples ``X`` and with one free factor ``d``
         of the player set to ``l`` (coordinate ``(d, l)``): ``f - G[d, x_d] + G[d, l]``, where
         ``G[m, d, l] = a_d[l] + sum_e A_de[l, x_me]`` collects the terms that involve factor ``d``."""
-        torch = _torch()
+        torch = torch_module()
         a, A = pred
         kd, kl = self.coords[player]
         f = self.predict(pred, X)
@@ -104,7 +104,9 @@ class MonteCarlo(Estimator):
         rows = torch.arange(X.shape[0])[:, None]
         return f, f[:, None] - G[rows, kd[None, :], X[:, kd]] + G[rows, kd[None, :], kl[None, :]]
 
-    def pair_correction(self, pred, X, kd, kl):
+    def pair_correction(
+        self, pred: Predictor, X: torch.Tensor, kd: tuple[torch.Tensor, torch.Tensor], kl: tuple[torch.Tensor, torch.Tensor]
+    ) -> torch.Tensor | float:
         """``(m, k)`` term that turns ``S1[i] + S1[j] - f`` into the predictor with both coordinates
         ``i = (d, l)``, ``j = (e, l')`` set, for ``k`` pairs of them given by their factors ``kd = (d, e)``
         and levels ``kl = (l, l')`` (each (k,)): ``A_de[l, l'] - A_de[l, x_e] - A_de[x_d, l'] +
@@ -123,15 +125,21 @@ class MonteCarlo(Estimator):
 
         return at(li, lj)[None] - at(li, xj) - at(xi, lj) + at(xi, xj)
 
-    def cross_pairs(self, player: int):
+    def cross_pairs(self, player: int) -> tuple[torch.Tensor, torch.Tensor]:
         """``(left, right)`` (k,) each: the player's coordinate pairs ``i < j`` of different factors."""
-        torch = _torch()
+        torch = torch_module()
         kd = self.coords[player][0]
         left, right = torch.triu_indices(kd.numel(), kd.numel(), 1)
         keep = kd[left] != kd[right]
         return left[keep], right[keep]
 
-    def residual(self, fA, fB, oA=None, oB=None):
+    def residual(
+        self,
+        fA: list[torch.Tensor],
+        fB: list[torch.Tensor],
+        oA: list[torch.Tensor] | None = None,
+        oB: list[torch.Tensor] | None = None,
+    ) -> torch.Tensor:
         """``R = F - C`` (module docstring) from the entrants' predictor values ``fA``, ``fB`` and the
         primaries' opponents' ``oA``, ``oB`` (lists over ``spec.models`` of broadcastable tensors)."""
         spec, models = self.spec, self.spec.models
@@ -167,22 +175,22 @@ class MonteCarlo(Estimator):
             return None, None
         return [[v.reshape((-1,) + (1,) * shape_tail) for v in const["opp"][p]] for p in (0, 1)]
 
-    def plain(self, pi_A, pi_B, const):
+    def plain(self, pi_A: Policy, pi_B: Policy, const: dict) -> torch.Tensor:
         """Per-sample residuals (M,) at samples of the policies (inverse CDF, common random numbers)."""
-        torch = _torch()
-        XA = torch.as_tensor(self.samples([_concrete(p) for p in pi_A], 0))
-        XB = torch.as_tensor(self.samples([_concrete(p) for p in pi_B], 1))
+        torch = torch_module()
+        XA = torch.as_tensor(self.samples([concrete(p) for p in pi_A], 0))
+        XB = torch.as_tensor(self.samples([concrete(p) for p in pi_B], 1))
         fA = [self.predict(pr, XA) for pr in const["preds"]]
         fB = [self.predict(pr, XB) for pr in const["preds"]]
         oA, oB = self._opp(const, 0)
         return self.residual(fA, fB, oA, oB)
 
-    def level_values(self, player: int, own, other, d: int) -> np.ndarray:
+    def level_values(self, player: int, own: list[torch.Tensor], other: list[torch.Tensor], d: int) -> np.ndarray:
         """The plain value (L_d,) with the player's pure policy ``own`` (list of one-hot (L_e,)) moved
         to each level of factor ``d``, against ``other`` (list of (L_e,)), in one pass over the samples
         (a pure policy's samples are its profile): the control values level by level, the residuals
         of all levels against the opponent's samples at once."""
-        torch = _torch()
+        torch = torch_module()
         size, const = self.spec.design.sizes[d], self._const
         eye = torch.eye(size, dtype=torch.float64)
         values = []
@@ -192,7 +200,7 @@ class MonteCarlo(Estimator):
             values.append(float(self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)))
         if self.exact or not self.use_residual:
             return np.array(values)
-        X = np.repeat(np.array([[int(np.argmax(_concrete(p))) for p in own]]), size, axis=0)
+        X = np.repeat(np.array([[int(np.argmax(concrete(p))) for p in own]]), size, axis=0)
         X[:, d] = np.arange(size)
         f_own = [self.predict(pr, torch.as_tensor(X))[:, None] for pr in const["preds"]]
         f_other = self._other_predictions(player, other, const)
@@ -203,16 +211,18 @@ class MonteCarlo(Estimator):
     def _other_predictions(self, player: int, other, const) -> list:
         """The predictors (1, M) at the opponent's samples, kept for the last opponent policy (a vertex
         ascent asks for them once per factor and sweep)."""
-        torch = _torch()
-        key = (player, tuple(_concrete(p).tobytes() for p in other))
+        torch = torch_module()
+        key = (player, tuple(concrete(p).tobytes() for p in other))
         cached = getattr(self, "_other_cache", None)
         if cached is None or cached[0] is not const or cached[1] != key:
-            X_other = torch.as_tensor(self.samples([_concrete(p) for p in other], 1 - player))
+            X_other = torch.as_tensor(self.samples([concrete(p) for p in other], 1 - player))
             cached = (const, key, [self.predict(pr, X_other)[None, :] for pr in const["preds"]])
             self._other_cache = cached
         return cached[2]
 
-    def first_order(self, XA, XB, const, players=(0, 1)):
+    def first_order(
+        self, XA: torch.Tensor, XB: torch.Tensor, const: dict, players: tuple[int, ...] = (0, 1)
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         """``(r0, gA (n_A,), gB (n_B,))``: the residual's mean and its Rao-Blackwellised gradient in
         the free level probabilities, ``dE[R]/dpi_P[d][l] = E[R | x_P,d = l]`` (multilinearity); a
         player's gradient is None unless it is in ``players``."""
@@ -231,21 +241,21 @@ class MonteCarlo(Estimator):
             gB = self.residual([t[0][:, None] for t in tA], [t[1] for t in tB], oA1, oB1).mean(0)
         return r0, gA, gB
 
-    def gradient(self, player: int, pi_A, pi_B) -> np.ndarray:
+    def gradient(self, player: int, pi_A: Policy, pi_B: Policy) -> np.ndarray:
         """The player's ``g`` (n_P,) of :meth:`first_order` at concrete policies (lists of (L_d,))."""
-        torch = _torch()
-        XA, XB = (torch.as_tensor(self.samples([_concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
+        torch = torch_module()
+        XA, XB = (torch.as_tensor(self.samples([concrete(p) for p in pi], p)) for p, pi in enumerate((pi_A, pi_B)))
         with torch.no_grad():
             return self.first_order(XA, XB, self._const, (player,))[1 + player].numpy()
 
-    def first_order_jacobian(self, XA, XB) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def first_order_jacobian(self, XA: torch.Tensor, XB: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(dr0 (n_params,), dgA (n_A, n_params), dgB (n_B, n_params))``: :meth:`first_order`'s
         derivatives in the stacked params at the bound ones, without a backward pass per coordinate.
         Each sample's residual depends on the params only through the predictor values it is given,
         ``f = phi(x) . theta`` of some profile ``x``, so one backward pass of the summed residuals gives
         ``dR/df`` of every sample, coordinate and slot, and ``dE[R | coordinate]/dtheta`` sums the
         profiles' features weighted by these (scatter-adds)."""
-        torch = _torch()
+        torch = torch_module()
         spec, const = self.spec, self._const
         design = spec.design
         inter = any(m.interactions for m in spec.models)
@@ -268,7 +278,7 @@ class MonteCarlo(Estimator):
         """``dR/df`` (numpy, the broadcast shape of the inputs) of the residual at the predictor values
         ``slots`` (entrants A, B, then the opponents, each a list over ``spec.models``), or None where a
         model takes no part: each sample (and coordinate) is its own residual, so one backward pass."""
-        torch = _torch()
+        torch = torch_module()
         shape = np.broadcast_shapes(
             *[tuple(v.shape) for slot in slots for v in slot]
         )  # torch.broadcast_shapes: 0.5 s at its first call
@@ -315,10 +325,10 @@ class MonteCarlo(Estimator):
         k = rows % n
         return np.bincount(k * P + cols[rows, blocks], weights=w.reshape(-1)[rows], minlength=n * P).reshape(n, P)
 
-    def second_order(self, XA, XB, const):
+    def second_order(self, XA: torch.Tensor, XB: torch.Tensor, const: dict) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(HAA, HAB, HBB)``: ``E[R | two coordinates set]`` (zero within a factor; the symmetric
         blocks from their pairs ``i < j``), by chunks."""
-        torch = _torch()
+        torch = torch_module()
         preds = const["preds"]
         nA, nB = self.coords[0][0].numel(), self.coords[1][0].numel()
         pairs = [self.cross_pairs(p) for p in (0, 1)]
@@ -355,13 +365,13 @@ class MonteCarlo(Estimator):
             out.append(H)
         return out[0], HAB / self.M, out[1]
 
-    def centre(self, pi_A, pi_B, hessian: bool = True) -> dict | None:
+    def centre(self, pi_A: Policy, pi_B: Policy, hessian: bool = True) -> dict | None:
         """The surrogate at concrete policies: their samples, level vectors, ``r0``, ``gA``, ``gB`` and,
         with ``hessian``, the second-order blocks (module docstring)."""
-        torch = _torch()
+        torch = torch_module()
         if self.exact or not self.use_residual:
             return None
-        pi_A, pi_B = [_concrete(p) for p in pi_A], [_concrete(p) for p in pi_B]
+        pi_A, pi_B = [concrete(p) for p in pi_A], [concrete(p) for p in pi_B]
         XA, XB = torch.as_tensor(self.samples(pi_A, 0)), torch.as_tensor(self.samples(pi_B, 1))
         with torch.no_grad():
             r0, gA, gB = self.first_order(XA, XB, self._const)
@@ -372,18 +382,20 @@ class MonteCarlo(Estimator):
         ]
         return {"XA": XA, "XB": XB, "levels": levels, "r0": r0, "gA": gA, "gB": gB, "H": H}
 
-    def separates(self, centre) -> bool:
+    def separates(self, centre: dict | None) -> bool:
         """The control value is ``0.5 + N_A(pi_A) - N_B(pi_B)``; the plain residual's samples carry no
         gradient and the surrogate's first-order terms are linear: only its second-order terms couple."""
         return centre is None or centre["H"] is None
 
-    def levels(self, pi, player: int):
-        torch = _torch()
+    def levels(self, pi: list[torch.Tensor], player: int) -> torch.Tensor:
+        torch = torch_module()
         free = self.spec.free(player)
         return torch.cat([pi[d] for d in free]) if free else torch.zeros(0, dtype=torch.float64)
 
-    def value(self, pi_A, pi_B, theta=None, centre=None):
-        torch = _torch()
+    def value(
+        self, pi_A: list[torch.Tensor], pi_B: list[torch.Tensor], theta: torch.Tensor | None = None, centre: dict | None = None
+    ) -> torch.Tensor:
+        torch = torch_module()
         const = self._const if theta is None else self._constants(theta)
         v = self.control_value(self.pad.policy(pi_A), self.pad.policy(pi_B), const)
         if self.exact or not self.use_residual:
@@ -405,16 +417,12 @@ class MonteCarlo(Estimator):
             v = v + 0.5 * dA @ HAA @ dA + dA @ HAB @ dB + 0.5 * dB @ HBB @ dB
         return v
 
-    def mc_se(self, pi_A, pi_B) -> float:
+    def mc_se(self, pi_A: Policy, pi_B: Policy) -> float:
         """Monte Carlo standard error ``sd(R) / sqrt(M)`` of the plain value at the policies."""
         if self.exact or not self.use_residual:
             return 0.0
         terms = self.plain(pi_A, pi_B, self._const).detach().numpy()
         return float(terms.std(ddof=1) / np.sqrt(terms.size))
-
-
-def _concrete(p) -> np.ndarray:
-    return np.asarray(p.detach() if hasattr(p, "detach") else p, dtype=np.float64)
 
 
 def _inverse_cdf(p: np.ndarray, u: np.ndarray) -> np.ndarray:

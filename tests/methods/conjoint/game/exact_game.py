@@ -1,8 +1,8 @@
-"""Exact baseline of the conjoint game for small designs: the pure-strategy matrix game (issue 8).
+"""The tests' exact baseline of the conjoint game for small designs: the pure-strategy matrix game (issue 8).
 
 Each party's pure strategies are its profiles (every level of its free factors, the fixed ones held);
 the payoff ``H[x, y]`` (nA, nB) is A's vote share when A's entrant (nominee without primaries) is ``x``
-and B's is ``y`` (:meth:`~cosolve.methods.conjoint.minimax_payoff.Enumeration.payoff`, the primaries'
+and B's is ``y`` (:meth:`~cosolve.methods.conjoint.game.payoff.Enumeration.payoff`, the primaries'
 opponents integrated out). Without penalties the game over *all* mixed strategies is this matrix
 game: a pure saddle point if ``max_x min_y H = min_y max_x H``, else the mixed equilibrium by two small
 linear programs (HiGHS through ``scipy.optimize.linprog``):
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cosolve.methods.conjoint.minimax_payoff import Enumeration, build_spec
+from cosolve.methods.conjoint.game.payoff import Enumeration, build_spec
 from cosolve.problems.conjoint.model import OutcomeModel
 
 #: Tolerance of the pure-saddle test.
@@ -53,7 +53,7 @@ def solve_matrix_game(
     max_profiles: int = 5000,
 ) -> MatrixGame:
     """The unpenalised game over all mixed strategies of profiles (module docstring); the arguments are
-    those of :func:`~cosolve.methods.conjoint.minimax.solve_game`."""
+    those of :func:`~cosolve.methods.conjoint.game.solve_game`."""
     from cosolve.errors import UsageError
 
     spec = build_spec(models, shares, primaries, fixed_A, fixed_B)

@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture(autouse=True, scope="module")
 def _one_thread():
     """These tensors are tiny: intra-op threads only add overhead (much of it on a busy machine)."""
-    from cosolve.methods.conjoint.gradient import torch_threads
+    from cosolve.methods.conjoint.tensors import torch_threads
 
     with torch_threads(1):
         yield

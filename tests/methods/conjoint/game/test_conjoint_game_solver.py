@@ -8,10 +8,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from exact_game import solve_matrix_game  # noqa: E402
+
 from cosolve.errors import InputError, UsageError  # noqa: E402
+from cosolve.methods.conjoint.game import solve_game  # noqa: E402
 from cosolve.methods.conjoint.gradient import optimize_policy  # noqa: E402
-from cosolve.methods.conjoint.minimax import solve_game  # noqa: E402
-from cosolve.methods.conjoint.minimax_exact import solve_matrix_game  # noqa: E402
 from cosolve.problems.conjoint.design import Design  # noqa: E402
 from cosolve.problems.conjoint.model import OutcomeModel  # noqa: E402
 
@@ -156,9 +157,10 @@ def test_torch_best_responses_do_not_beat_the_separable_primaries_solution():
     starts, vertex ascent) on the enumerated game find nothing better. (Here the iterative solver's own
     equilibrium is worse for B: ``N_B - lam Pen_B`` 0.40374 against the SQP's 0.40501, measured when
     the SQP was added; its best responses did not find the better point.)"""
-    from cosolve.methods.conjoint.minimax_payoff import Enumeration, build_spec
-    from cosolve.methods.conjoint.minimax_response import as_policy, best_response
-    from cosolve.methods.conjoint.minimax_solver import Game
+    from cosolve.methods.conjoint.game.logit_game import Game
+    from cosolve.methods.conjoint.game.payoff import Enumeration, build_spec
+    from cosolve.methods.conjoint.game.response import best_response
+    from cosolve.methods.conjoint.tensors import as_policy
 
     general, shares, primaries = _primaries_game(2)
     fixed = {"fixed_A": {"party": "D"}, "fixed_B": {"party": "R"}}
@@ -283,9 +285,9 @@ def test_non_finite_lambda_and_shares_are_refused(bad):
 
 
 def _mc_game(rng, primaries: bool, lam: float = 0.3):
-    from cosolve.methods.conjoint.minimax_mc import MonteCarlo
-    from cosolve.methods.conjoint.minimax_payoff import build_spec
-    from cosolve.methods.conjoint.minimax_solver import Game
+    from cosolve.methods.conjoint.game.logit_game import Game
+    from cosolve.methods.conjoint.game.monte_carlo import MonteCarlo
+    from cosolve.methods.conjoint.game.payoff import build_spec
 
     general, shares, prim = _game_inputs(rng, "logit")
     spec = build_spec(general, shares, prim if primaries else None, {"party": "D"}, {"party": "R"})
@@ -314,9 +316,10 @@ def test_monte_carlo_l2_best_response_by_sqp_matches_lbfgs_on_the_surrogate(prim
     """The numpy SQP rounds on the re-centred surrogate against the torch rounds they replaced (L-BFGS
     on the logits, Newton polish; kept here as the reference) from ``p0``: the same policy (interior at
     lam 0.3, where logits reach it) and plain payoff."""
-    from cosolve.methods.conjoint.minimax_primaries import party_problems
-    from cosolve.methods.conjoint.minimax_response import _lbfgs, _newton_polish, _surrogate_sqp, as_policy
-    from cosolve.methods.conjoint.minimax_solver import Player
+    from cosolve.methods.conjoint.game.logit_game import Player
+    from cosolve.methods.conjoint.game.party_problem import party_problems
+    from cosolve.methods.conjoint.game.response import lbfgs, newton_polish, surrogate_sqp
+    from cosolve.methods.conjoint.tensors import as_policy
 
     rng = np.random.default_rng(7)
     game = _mc_game(rng, primaries)
@@ -331,14 +334,14 @@ def test_monte_carlo_l2_best_response_by_sqp_matches_lbfgs_on_the_surrogate(prim
         for _ in range(10):
             own = P.policy(w)
             with game.centred(*((own, other) if player == 0 else (other, own)), hessian=False):
-                w_new = _newton_polish(u_of_w, _lbfgs(u_of_w, w.numpy(), 500))
+                w_new = newton_polish(u_of_w, lbfgs(u_of_w, w.numpy(), 500))
             shift, w = float((w_new - w).abs().max()), w_new
             if shift <= 1e-9:
                 break
         reference = [p.detach().numpy() for p in P.policy(w)]
         start = [p.detach().numpy() for p in P.policy(torch.as_tensor(P.initial(), dtype=torch.float64))]
         problem = party_problems(game.spec, game.lam)[0][player]
-        got = _surrogate_sqp(game, player, problem, start, other, 10)
+        got = surrogate_sqp(game, player, problem, start, other, 10)
         for a, b in zip(got, reference, strict=True):
             np.testing.assert_allclose(a, b, atol=1e-7)
         assert float(game.utility(player, as_policy(got), other)) == pytest.approx(float(u_of_w(w)), abs=1e-10)
@@ -365,7 +368,7 @@ def test_paired_hessian_rows_match_one_pass_per_row():
     """With the Monte Carlo surrogate's first-order centre the game's Hessian is block-diagonal over
     the players and ``field_jacobian`` pairs rows across the blocks: the same matrix as one backward
     pass per row; the second-order centre couples the players and is not paired."""
-    from cosolve.methods.conjoint.minimax_response import _rows_of_jacobian
+    from cosolve.methods.conjoint.game.logit_game import rows_of_jacobian
 
     rng = np.random.default_rng(8)
     game = _mc_game(rng, True)
@@ -374,7 +377,7 @@ def test_paired_hessian_rows_match_one_pass_per_row():
     for hessian in (False, True):
         game.recentre(*game.policies(wt), hessian=hessian)
         assert game.est.separates(game.centre) is not hessian
-        full = _rows_of_jacobian(game.scalar, wt, wt).numpy()
+        full = rows_of_jacobian(game.scalar, wt, wt).numpy()
         np.testing.assert_array_equal(game.field_jacobian(w), game.sign[:, None] * full)
         cross = full[: game.players[0].n, game.players[0].n :]
         assert bool(np.abs(cross).max() > 1e-6) is hessian

@@ -8,7 +8,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from cosolve.methods.conjoint.minimax_primaries import Moments, PartyProblem, maximise
+from cosolve.methods.conjoint.game.party_problem import Moments, PartyProblem, maximise
 from cosolve.problems.conjoint.design import Design
 
 DESIGN = Design(
