@@ -81,6 +81,16 @@ TIMED = [
     ("cosolve.methods.conjoint.minimax_response", "averaging_comparison", "averaging"),
     ("cosolve.methods.conjoint.minimax_response", "best_response", "best responses"),
     ("cosolve.methods.conjoint.minimax", "solve_game", "game"),
+    # the same steps since the game became cosolve.methods.conjoint.game (the names above stay for --source runs of older trees)
+    ("cosolve.io.conjoint_csv", "read_conjoint", "read"),
+    ("cosolve.methods.conjoint.game.presidential", "fit_outcome_model", "fit"),
+    ("cosolve.methods.conjoint.game.presidential", "solve_game", "game"),
+    ("cosolve.methods.conjoint.game.equilibrium", "delta_method", "delta"),
+    ("cosolve.methods.conjoint.game.equilibrium", "best_response", "best responses"),
+    ("cosolve.methods.conjoint.game.equilibrium", "averaging_comparison", "averaging"),
+    ("cosolve.methods.conjoint.game.separable", "standard_errors", "delta"),
+    ("cosolve.methods.conjoint.game.separable", "jacobians", "delta"),
+    ("cosolve.methods.conjoint.game.separable", "qp_jacobians", "delta"),
 ]
 STEPS = ["start-up/exit", "read", "fit", "optimize", "best responses", "delta", "averaging", "other"]
 
@@ -183,7 +193,7 @@ def timed(fn):
 def library_rows(args) -> list[tuple[str, float, str]]:
     """Part 2 (module docstring): ``(step, seconds, result)`` rows."""
     from cosolve.methods.conjoint.average import average_case
-    from cosolve.problems.conjoint.data import read_conjoint
+    from cosolve.io.conjoint_csv import read_conjoint
     from cosolve.problems.conjoint.fit import fit_outcome_model
 
     data, t_read = timed(lambda: read_conjoint("ono_burden"))

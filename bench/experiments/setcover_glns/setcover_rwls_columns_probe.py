@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover import three_phase as cft
+from cosolve.heuristics.setcover.greedy_cover import chvatal_greedy, remove_redundant
 from cosolve.heuristics.setcover.lagrangian import lagrangian_bound, lagrangian_heuristic
 from cosolve.heuristics.setcover.row_weighting import rwls_on_core
 from cosolve.heuristics.setcover.swap_search import swap_local_search

@@ -90,3 +90,23 @@ class ConjointData:
         covariates = {k: v[mask] for k, v in self.covariates.items()}
         lines = None if self.lines is None else self.lines[mask]
         return ConjointData(self.design, self.X[mask], self.y[mask], respondent, pair, profile, covariates, self.source, lines)
+
+
+#: Names that moved to :mod:`cosolve.io.conjoint_csv` (reading files is io's job, a layer above
+#: this one); the old path still gives them, with a deprecation warning, and is forwarded by name
+#: so that this module imports nothing of io.
+_MOVED_TO_IO = frozenset(
+    {"read_conjoint", "resolve_data", "bundled_datasets", "bundled_conjoint", "natural_key", "BUNDLED_DIR", "BUNDLED_FILE"}
+)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _MOVED_TO_IO:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    import warnings
+
+    warnings.warn(
+        f"cosolve.problems.conjoint.data.{name} moved to cosolve.io.conjoint_csv.{name}", DeprecationWarning, stacklevel=2
+    )
+    return getattr(importlib.import_module("cosolve.io.conjoint_csv"), name)

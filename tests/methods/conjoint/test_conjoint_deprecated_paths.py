@@ -50,3 +50,14 @@ def test_the_game_package_exports_its_entry_points():
     assert game.solve_game is equilibrium.solve_game
     assert game.solve_presidential_game is presidential.solve_presidential_game
     assert {"solve_game", "solve_presidential_game", "GameResult"} <= set(game.__all__)
+
+
+def test_the_reader_at_its_old_path_warns_and_is_the_io_reader():
+    from cosolve.io import conjoint_csv
+    from cosolve.problems.conjoint import data
+
+    with pytest.warns(DeprecationWarning, match="moved to cosolve.io.conjoint_csv.read_conjoint"):
+        reader = data.read_conjoint
+    assert reader is conjoint_csv.read_conjoint
+    with pytest.raises(AttributeError):
+        data.no_such_name  # noqa: B018
