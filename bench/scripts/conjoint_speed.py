@@ -192,8 +192,8 @@ def timed(fn):
 
 def library_rows(args) -> list[tuple[str, float, str]]:
     """Part 2 (module docstring): ``(step, seconds, result)`` rows."""
-    from cosolve.methods.conjoint.average import average_case
     from cosolve.io.conjoint_csv import read_conjoint
+    from cosolve.methods.conjoint.average import average_case
     from cosolve.problems.conjoint.fit import fit_outcome_model
 
     data, t_read = timed(lambda: read_conjoint("ono_burden"))
