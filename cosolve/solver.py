@@ -390,8 +390,8 @@ class Solver:
         callable receives each :class:`~cosolve.training.progress.Progress`. Ctrl-C ends
         training early and keeps the best model so far. ``command`` is recorded in the model card.
         """
-        from cosolve.training.data import training_data
         from cosolve.training.progress import ProgressDisplay
+        from cosolve.training.training_data import training_data
 
         self.validate()
         if out is not None:

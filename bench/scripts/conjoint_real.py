@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from cosolve.io.conjoint_csv import read_conjoint
     from cosolve.methods.conjoint.average import average_case
     from cosolve.methods.conjoint.game import solve_presidential_game
-    from cosolve.methods.conjoint.plot import plot_policies
+    from cosolve.methods.conjoint.policy_plot import plot_policies
     from cosolve.problems.conjoint.fit import fit_outcome_model
 
     data = read_conjoint("ono_burden")

@@ -131,7 +131,7 @@ def report(path: Path, out: Path) -> str:
 
 
 def plot(path: Path, out: Path, curves: dict[str, dict[str, np.ndarray]]) -> None:
-    from cosolve.portfolio.plot import plot_wealth
+    from cosolve.portfolio.wealth_plot import plot_wealth
 
     for data, by_label in curves.items():
         plot_wealth(by_label, out / f"{data}.png", title=f"{data}, gamma = {100 * TARGET_COST:g}%")

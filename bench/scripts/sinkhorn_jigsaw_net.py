@@ -53,7 +53,7 @@ def puzzles(images: np.ndarray, k: int, indices: range, offset: int) -> list:
 def run_one(images: np.ndarray, k: int, variant: str, seed: int, steps: int, objective: str = "unsupervised") -> dict:
     import torch
 
-    from cosolve.methods.sinkhorn import metrics
+    from cosolve.methods.sinkhorn import permutation_metrics as metrics
     from cosolve.methods.sinkhorn.jigsaw import swap_search
     from cosolve.methods.sinkhorn.learner import PermutationLearner, untrained_score
 

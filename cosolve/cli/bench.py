@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cosolve.errors import UsageError
-    from cosolve.harness.report import write_reports
+    from cosolve.harness.report_writer import write_reports
     from cosolve.harness.runner import run_suite
     from cosolve.harness.suite import load_suite
 

@@ -226,7 +226,7 @@ def _optimize(args: argparse.Namespace) -> int:
     fit_seconds = time.perf_counter() - fit_started
     result = average_case(model, args.lam, penalty=args.penalty, solver=args.solver)
     if args.plot:
-        from cosolve.methods.conjoint.plot import plot_policies
+        from cosolve.methods.conjoint.policy_plot import plot_policies
 
         title = f"{path.stem}: average-case policy, {args.penalty} lambda = {args.lam:g}, value {result.value:.3f}"
         plot_policies(model.design, {"optimal policy": (result.pi, result.pi_se)}, args.plot, title)
@@ -320,7 +320,7 @@ def _run_minimax(args: argparse.Namespace, data: ConjointData, path: Path, start
     )  # fmt: skip
     design = data.design
     if args.plot:
-        from cosolve.methods.conjoint.plot import plot_policies
+        from cosolve.methods.conjoint.policy_plot import plot_policies
 
         title = f"{path.stem}: equilibrium, {args.penalty} lambda = {args.lam:g}, {parties[0]} vote share {game.vote_share:.3f}"
         plot_policies(design, {parties[0]: (game.pi_A, game.pi_se_A), parties[1]: (game.pi_B, game.pi_se_B)}, args.plot, title)

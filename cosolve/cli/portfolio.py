@@ -106,7 +106,7 @@ def _backtest(args: argparse.Namespace) -> int:
     metrics = record.metrics()
     shown = strategy.settings()
     if args.plot:
-        from cosolve.portfolio.plot import plot_wealth
+        from cosolve.portfolio.wealth_plot import plot_wealth
 
         title = f"{path.stem}: {days} days, {n} assets, cost rate {args.cost:g}"
         plot_wealth({name: r.wealth for name, (r, _) in runs.items()}, args.plot, title)

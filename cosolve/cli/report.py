@@ -11,7 +11,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cosolve.harness.report import write_reports
+    from cosolve.harness.report_writer import write_reports
 
     for path in write_reports(args.folder):
         print(f"wrote {path}")

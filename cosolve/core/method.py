@@ -17,7 +17,7 @@ from cosolve.errors import UsageError
 
 if TYPE_CHECKING:
     from cosolve.core.threads import ThreadLimits
-    from cosolve.training.data import TrainingData
+    from cosolve.training.training_data import TrainingData
 
 __all__ = ["FitContext", "Method", "Option", "Outcome", "SolveContext"]
 
@@ -128,7 +128,7 @@ class Method:
         return cls.fit is not Method.fit
 
     def fit(self, data: TrainingData, ctx: FitContext) -> Method:
-        """Train on ``data`` (see :mod:`cosolve.training.data`) under ``ctx``; untrained methods
+        """Train on ``data`` (see :mod:`cosolve.training.training_data`) under ``ctx``; untrained methods
         do nothing. Returns self."""
         return self
 

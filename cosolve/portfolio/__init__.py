@@ -4,7 +4,7 @@
 """
 
 from cosolve.portfolio.backtest import Backtest, StrategyError, backtest
-from cosolve.portfolio.data import bundled_datasets, read_relatives, resolve_data
+from cosolve.portfolio.price_relatives import bundled_datasets, read_relatives, resolve_data
 from cosolve.portfolio.simplex import project_simplex
 from cosolve.portfolio.strategies import Strategy, get_strategy, register_strategy, registered_strategies
 

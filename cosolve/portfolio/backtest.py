@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from cosolve.errors import CosolveError, InputError
-from cosolve.portfolio.data import MAX_RELATIVE, implausible_relatives
-from cosolve.portfolio.metrics import summary
+from cosolve.portfolio.backtest_metrics import summary
+from cosolve.portfolio.price_relatives import MAX_RELATIVE, implausible_relatives
 from cosolve.portfolio.strategies import Strategy
 
 #: tolerance of the simplex check on a strategy's portfolio
@@ -55,7 +55,7 @@ class Backtest:
     cost: float
 
     def metrics(self) -> dict[str, float]:
-        """wealth, apy, sharpe, max_drawdown, calmar, turnover, avg_assets (see :mod:`cosolve.portfolio.metrics`)."""
+        """wealth, apy, sharpe, max_drawdown, calmar, turnover, avg_assets (see :mod:`cosolve.portfolio.backtest_metrics`)."""
         return summary(self.wealth, self.daily_returns, self.turnover, self.portfolios)
 
     @property

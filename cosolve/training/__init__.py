@@ -1,4 +1,4 @@
-"""Training learned methods: what they train on (:mod:`~cosolve.training.data`), the one training
+"""Training learned methods: what they train on (:mod:`~cosolve.training.training_data`), the one training
 loop (:mod:`~cosolve.training.loop`) with its tasks (adjoint matching for CAM on graphs and GLNS on
 set cover, :mod:`~cosolve.training.adjoint`; the Gumbel–Sinkhorn TSP edge network), checkpoints
 (:mod:`~cosolve.training.checkpoint`) and progress (:mod:`~cosolve.training.progress`).

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 from cosolve.core.method import FitContext, Method
 from cosolve.errors import UsageError
-from cosolve.training.data import TrainingData
 from cosolve.training.hyperparameters import AdjointConfig
+from cosolve.training.training_data import TrainingData
 
 #: Training options whose names differ from their config field (the solve options took the name).
 RENAMED = {option: field for field, option in AdjointConfig.option_names.items()}

@@ -34,9 +34,9 @@ from cosolve.core.method import FitContext
 from cosolve.core.result import Sense
 from cosolve.errors import UsageError
 from cosolve.training.checkpoint import load_state, model_card, save_state, write_checkpoint
-from cosolve.training.data import TrainingData
 from cosolve.training.hyperparameters import TrainingConfig
 from cosolve.training.progress import Progress, Validation
+from cosolve.training.training_data import TrainingData
 
 
 class TrainingTask(ABC):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from cosolve.harness.metrics import gap_at, performance_profile, primal_gap, primal_integral, shifted_geometric_mean
+from cosolve.harness.benchmark_metrics import gap_at, performance_profile, primal_gap, primal_integral, shifted_geometric_mean
 
 
 @pytest.mark.parametrize(

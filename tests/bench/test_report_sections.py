@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from cosolve.harness.report import LISTED_FAILURES, _compiled_in_budget, _failures
+from cosolve.harness.report_writer import LISTED_FAILURES, _compiled_in_budget, _failures
 
 
 def _job(i, **fields):
@@ -30,7 +30,7 @@ def test_long_lists_are_cut_with_a_count_and_keep_their_columns():
 def test_an_anytime_plot_without_a_reference_says_so_without_a_legend_warning(tmp_path):
     import warnings
 
-    from cosolve.harness.report import plot_anytime
+    from cosolve.harness.report_writer import plot_anytime
 
     row = {"instance_set": "g", "budget": 1.0, "label": "greedy", "reference": None, "status": "failed", "trace": None}
     with warnings.catch_warnings():
@@ -40,7 +40,7 @@ def test_an_anytime_plot_without_a_reference_says_so_without_a_legend_warning(tm
 
 
 def test_a_job_that_beats_the_reference_file_becomes_the_reference_and_no_gap_is_negative():
-    from cosolve.harness.report import BEATEN, enrich, markdown
+    from cosolve.harness.report_writer import BEATEN, enrich, markdown
 
     def row(label, objective, reference=440.0):
         return _job(0, instance_set="sc", instance="scp41", label=label, objective=objective, reference=reference,
@@ -59,7 +59,7 @@ def test_a_job_that_beats_the_reference_file_becomes_the_reference_and_no_gap_is
 
 
 def test_proofs_of_infeasibility_count_as_solved_and_an_unbounded_instance_has_no_gap():
-    from cosolve.harness.report import UNBOUNDED, enrich, summary
+    from cosolve.harness.report_writer import UNBOUNDED, enrich, summary
 
     def row(instance, result_status, objective, time):
         return _job(0, instance_set="mip", instance=instance, label="scip", objective=objective, reference=None,
@@ -73,7 +73,7 @@ def test_proofs_of_infeasibility_count_as_solved_and_an_unbounded_instance_has_n
 
 
 def test_a_mean_gap_over_fewer_runs_than_the_row_counts_says_over_how_many():
-    from cosolve.harness.report import enrich, markdown, summary
+    from cosolve.harness.report_writer import enrich, markdown, summary
 
     def row(instance, label, objective, status="done"):
         trace = json.dumps([[0.1, objective, None]]) if objective is not None else None

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from cosolve.portfolio.metrics import apy, calmar, max_drawdown, sharpe, summary
+from cosolve.portfolio.backtest_metrics import apy, calmar, max_drawdown, sharpe, summary
 
 
 def test_max_drawdown_of_a_hand_made_curve():

@@ -112,8 +112,8 @@ def test_a_stray_file_in_a_training_folder_is_named_as_one_to_move_out(tmp_path)
 def test_a_resumed_run_continues_the_saved_one(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=0, iterations=4)  # fmt: skip
@@ -136,8 +136,8 @@ def test_a_resumed_run_continues_the_saved_one(tmp_path):
 def test_an_interrupted_run_says_so_and_how_to_continue(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=0, iterations=4)  # fmt: skip
@@ -152,8 +152,8 @@ def test_an_interrupted_run_says_so_and_how_to_continue(tmp_path):
 def test_a_step_that_would_not_fit_the_time_left_is_not_started(monkeypatch):
     from cosolve.core.method import FitContext
     from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=1e9)  # fmt: skip
@@ -240,8 +240,8 @@ def test_training_with_compared_chains_runs():
 def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_on_the_cpu_only():
     from cosolve.core.method import FitContext
     from cosolve.methods.glns.glns_task import GLNSConfig, GLNSTask
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     if not torch.cuda.is_available():
         with pytest.raises(UsageError, match="sees no CUDA GPU"):
@@ -253,8 +253,8 @@ def test_training_on_a_device_torch_cannot_see_is_a_usage_error_and_glns_trains_
 def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.methods.cam.cam_task import CAMConfig, CAMTask
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=0, iterations=2)  # fmt: skip
@@ -271,8 +271,8 @@ def test_resuming_a_run_whose_limit_is_spent_is_refused_and_rewrites_nothing(tmp
 def test_a_run_may_resume_on_another_device_and_its_card_says_where_it_trained(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.methods.cam.cam_task import CAMConfig, CAMTask, load_checkpoint
-    from cosolve.training.data import DistributionData
     from cosolve.training.loop import train
+    from cosolve.training.training_data import DistributionData
 
     config = CAMConfig(problem="mis", hidden=8, layers=2, time_features=4, steps=6, chains=4, graphs=4, snapshots=3,
                        validation_graphs=6, validation_chains=4, validate_every=0, iterations=2)  # fmt: skip

@@ -4,7 +4,7 @@
 import warnings
 
 from cosolve.methods.conjoint.game.equilibrium import ENUMERATE_MAX_PROFILES, ESTIMATORS, make_estimator, solve_game
-from cosolve.methods.conjoint.game.result import AveragingComparison, GameResult
+from cosolve.methods.conjoint.game.game_result import AveragingComparison, GameResult
 
 __all__ = ["ENUMERATE_MAX_PROFILES", "ESTIMATORS", "AveragingComparison", "GameResult", "make_estimator", "solve_game"]
 

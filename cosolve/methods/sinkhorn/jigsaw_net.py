@@ -19,7 +19,7 @@ from torch import nn
 
 from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.jigsaw import expected_discontinuity, scaled_dissimilarities
-from cosolve.methods.sinkhorn.metrics import in_place, perfect
+from cosolve.methods.sinkhorn.permutation_metrics import in_place, perfect
 from cosolve.methods.sinkhorn.permutation_task import Task
 from cosolve.problems.jigsaw import Jigsaw, cut, grid_adjacency
 

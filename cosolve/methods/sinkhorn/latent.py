@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from cosolve.methods.sinkhorn.decode import hungarian
+from cosolve.methods.sinkhorn.hungarian import hungarian
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn
 
 

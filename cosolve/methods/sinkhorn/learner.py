@@ -35,7 +35,7 @@ from torch import nn
 
 from cosolve.core.problem import Problem
 from cosolve.errors import UsageError
-from cosolve.methods.sinkhorn.decode import hungarian
+from cosolve.methods.sinkhorn.hungarian import hungarian
 from cosolve.methods.sinkhorn.operator import TemperatureSchedule, gumbel_sinkhorn, log_sinkhorn
 from cosolve.methods.sinkhorn.permutation_task import Task
 from cosolve.methods.sinkhorn.training_config import SinkhornConfig

@@ -27,7 +27,7 @@ from cosolve.core.problem import Problem
 from cosolve.core.registry import register
 from cosolve.core.result import Status, Termination
 from cosolve.errors import UsageError
-from cosolve.training.data import TrainingData
+from cosolve.training.training_data import TrainingData
 
 OPTIONS: dict[str, Option] = {
     "temperature": Option(
@@ -166,8 +166,8 @@ class GumbelSinkhorn(Method):
         seconds: sorting and jigsaw the permutation network on a fixed set of one size
         (:class:`~cosolve.methods.sinkhorn.learner.PermutationTask`), TSP the edge network."""
         from cosolve.methods.sinkhorn.learner import PermutationLearner, PermutationTask
-        from cosolve.training.data import FixedInstances
         from cosolve.training.loop import train
+        from cosolve.training.training_data import FixedInstances
 
         task = data.kind
         if task == "tsp":

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
+from cosolve.methods.sinkhorn.permutation_metrics import any_error, kendall_tau, wrong_positions
 from cosolve.methods.sinkhorn.permutation_task import Task
 from cosolve.problems.sorting import Sorting
 

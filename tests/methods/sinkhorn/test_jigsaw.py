@@ -7,7 +7,7 @@ import torch
 
 from cosolve import Solver
 from cosolve.errors import InputError
-from cosolve.methods.sinkhorn.decode import permutation_matrix
+from cosolve.methods.sinkhorn.hungarian import permutation_matrix
 from cosolve.methods.sinkhorn.jigsaw import expected_discontinuity, swap_search
 from cosolve.problems.jigsaw import Jigsaw, cut
 from tests.oracles import brute_force_permutation

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from cosolve.methods.sinkhorn.decode import apply, hungarian, permutation_matrix
-from cosolve.methods.sinkhorn.metrics import any_error, kendall_tau, wrong_positions
+from cosolve.methods.sinkhorn.hungarian import apply, hungarian, permutation_matrix
 from cosolve.methods.sinkhorn.operator import (
     TemperatureSchedule,
     adaptive_temperature,
@@ -15,6 +14,7 @@ from cosolve.methods.sinkhorn.operator import (
     log_sinkhorn,
     normalized_entropy,
 )
+from cosolve.methods.sinkhorn.permutation_metrics import any_error, kendall_tau, wrong_positions
 from tests.oracles import brute_force_permutation
 
 

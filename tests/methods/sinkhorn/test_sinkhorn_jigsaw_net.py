@@ -8,12 +8,12 @@ import torch
 
 from cosolve import Solver
 from cosolve.errors import UsageError
-from cosolve.methods.sinkhorn.decode import permutation_matrix
+from cosolve.methods.sinkhorn.hungarian import permutation_matrix
 from cosolve.methods.sinkhorn.jigsaw import expected_discontinuity, scaled_dissimilarities
 from cosolve.methods.sinkhorn.jigsaw_net import JigsawNet, discontinuity_loss, puzzle_tensors, synthetic_puzzles
 from cosolve.methods.sinkhorn.learner import PermutationLearner, untrained_score
-from cosolve.methods.sinkhorn.metrics import in_place, perfect
 from cosolve.methods.sinkhorn.operator import gumbel_sinkhorn
+from cosolve.methods.sinkhorn.permutation_metrics import in_place, perfect
 from cosolve.methods.sinkhorn.sorting import random_sequences
 from cosolve.problems.jigsaw import Jigsaw
 from tests.oracles import brute_force_permutation

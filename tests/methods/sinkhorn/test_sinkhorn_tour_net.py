@@ -49,8 +49,8 @@ def test_training_lowers_the_validated_loss():
 def test_a_resumed_training_run_continues_the_saved_one(tmp_path):
     from cosolve.core.method import FitContext
     from cosolve.methods.sinkhorn.tour_net import TourNetConfig, TourNetTask
-    from cosolve.training.data import FixedInstances
     from cosolve.training.loop import train
+    from cosolve.training.training_data import FixedInstances
 
     config = TourNetConfig(neighbors=6, batch_size=2, validation_size=2, validate_every=0.0, iterations=6)
     whole, progress, _ = train(TourNetTask(config), FixedInstances(TRAIN), FitContext(None))

@@ -13,8 +13,8 @@ from cosolve.errors import UsageError
 from cosolve.methods.sinkhorn.jigsaw_net import synthetic_puzzles
 from cosolve.methods.sinkhorn.learner import PermutationLearner
 from cosolve.methods.sinkhorn.sorting import SortingNet, random_sequences
-from cosolve.training.data import FixedInstances
 from cosolve.training.loop import train
+from cosolve.training.training_data import FixedInstances
 
 
 def test_fit_with_out_writes_the_checkpoint_card_and_training_state(tmp_path):

@@ -9,7 +9,7 @@ import torch
 
 from cosolve import Solver
 from cosolve.errors import InputError, UsageError
-from cosolve.methods.sinkhorn.decode import permutation_matrix
+from cosolve.methods.sinkhorn.hungarian import permutation_matrix
 from cosolve.methods.sinkhorn.learner import PermutationLearner, untrained_score
 from cosolve.methods.sinkhorn.sorting import SortingNet, random_sequences, sortedness_loss, supervised_loss
 from cosolve.problems.sorting import Sorting, inversions

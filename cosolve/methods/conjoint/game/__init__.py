@@ -12,9 +12,9 @@ Modules, each importing only those above it in this list:
 - :mod:`.monte_carlo`: the ``mc`` estimator (common random numbers, Rao-Blackwellised surrogate);
 - :mod:`.party_problem`: each party's own problem in numpy (identity links, L2 penalty) and its SQP;
 - :mod:`.logit_game`: the players' softmax logits and the game's payoffs as torch functions of them;
-- :mod:`.solver`: extra-gradient and Newton on the first-order conditions, supports, re-centring;
+- :mod:`.extragradient_newton`: extra-gradient and Newton on the first-order conditions, supports, re-centring;
 - :mod:`.uncertainty`: the delta method of an equilibrium and of a best response;
-- :mod:`.result`: :class:`GameResult` and :class:`AveragingComparison`;
+- :mod:`.game_result`: :class:`GameResult` and :class:`AveragingComparison`;
 - :mod:`.response`: best responses and the averaging comparison;
 - :mod:`.separable`: the games that separate into two numpy problems (estimators ``qp`` and ``sqp``);
 - :mod:`.equilibrium`: :func:`solve_game`, choosing between the separable and the iterative solve;
@@ -22,8 +22,8 @@ Modules, each importing only those above it in this list:
 """
 
 from cosolve.methods.conjoint.game.equilibrium import ENUMERATE_MAX_PROFILES, ESTIMATORS, solve_game
+from cosolve.methods.conjoint.game.game_result import AveragingComparison, GameResult
 from cosolve.methods.conjoint.game.presidential import GameModels, game_models, solve_presidential_game
-from cosolve.methods.conjoint.game.result import AveragingComparison, GameResult
 
 __all__ = [
     "ENUMERATE_MAX_PROFILES",

@@ -16,7 +16,7 @@ in the policy): each party's own problem by SQP in numpy
 (:mod:`~cosolve.methods.conjoint.game.party_problem`, estimator ``sqp``); both in
 :mod:`~cosolve.methods.conjoint.game.separable`.
 
-Otherwise, solver (:mod:`~cosolve.methods.conjoint.game.solver`): extra-gradient then Newton on both players'
+Otherwise, solver (:mod:`~cosolve.methods.conjoint.game.extragradient_newton`): extra-gradient then Newton on both players'
 first-order conditions in softmax logits, with supports that shrink for boundary equilibria and, for
 the Monte Carlo estimator, a re-centred smooth surrogate. A stationary point need not be an
 equilibrium of a non-concave game (with interactions, primaries or logit links ``V`` is multilinear,
@@ -33,13 +33,13 @@ import time
 import numpy as np
 
 from cosolve.errors import UsageError
+from cosolve.methods.conjoint.game.extragradient_newton import extragradient, recentred_solve, solve_on_support
+from cosolve.methods.conjoint.game.game_result import GameResult, divergence, param_blocks
 from cosolve.methods.conjoint.game.logit_game import Game, Player
 from cosolve.methods.conjoint.game.monte_carlo import MonteCarlo
 from cosolve.methods.conjoint.game.payoff import Enumeration, GameSpec, build_spec
 from cosolve.methods.conjoint.game.response import averaging_comparison, best_response
-from cosolve.methods.conjoint.game.result import GameResult, divergence, param_blocks
 from cosolve.methods.conjoint.game.separable import separable_game, separable_primaries_game, separates
-from cosolve.methods.conjoint.game.solver import extragradient, recentred_solve, solve_on_support
 from cosolve.methods.conjoint.game.uncertainty import delta_method
 from cosolve.methods.conjoint.gradient import PENALTIES
 from cosolve.methods.conjoint.tensors import as_tensor, to_numpy, torch_threads

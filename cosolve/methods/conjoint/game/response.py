@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cosolve.methods.conjoint.game.game_result import AveragingComparison
 from cosolve.methods.conjoint.game.logit_game import Game, Player
 from cosolve.methods.conjoint.game.party_problem import PartyProblem, party_problems, sqp
-from cosolve.methods.conjoint.game.result import AveragingComparison
 from cosolve.methods.conjoint.policy import QP_TOL
 from cosolve.methods.conjoint.tensors import Policy, as_policy, torch_module
 
@@ -211,7 +211,7 @@ def averaging_comparison(
     game: Game, eq_A: list[np.ndarray], eq_B: list[np.ndarray], *, n_starts: int = 2, seed: int = 0
 ) -> AveragingComparison:
     """Each party's average-case optimum against the other's randomised candidate, and the vote shares
-    of :class:`~cosolve.methods.conjoint.game.result.AveragingComparison` (the best responses start from
+    of :class:`~cosolve.methods.conjoint.game.game_result.AveragingComparison` (the best responses start from
     the equilibrium ``eq_A``/``eq_B`` too, besides ``p0`` and random starts)."""
     spec = game.spec
     _, avg_A = best_response(game, 0, spec.reference(1), [eq_A], n_starts=n_starts, seed=seed)

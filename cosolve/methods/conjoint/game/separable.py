@@ -21,9 +21,9 @@ import time
 import numpy as np
 
 from cosolve.methods.conjoint.delta import qp_jacobians
+from cosolve.methods.conjoint.game.game_result import AveragingComparison, GameResult, divergence, param_blocks
 from cosolve.methods.conjoint.game.party_problem import PartySolution, jacobians, maximise, party_problems, pooled
 from cosolve.methods.conjoint.game.payoff import GameSpec
-from cosolve.methods.conjoint.game.result import AveragingComparison, GameResult, divergence, param_blocks
 from cosolve.methods.conjoint.game.uncertainty import standard_errors
 from cosolve.methods.conjoint.policy import QPSolution, solve_policy_qp
 from cosolve.problems.conjoint.model import OutcomeModel

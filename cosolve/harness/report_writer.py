@@ -17,7 +17,7 @@ import numpy as np
 
 from cosolve.core.result import Sense
 from cosolve.errors import UsageError
-from cosolve.harness.metrics import gap_at, performance_profile, primal_gap, primal_integral, shifted_geometric_mean
+from cosolve.harness.benchmark_metrics import gap_at, performance_profile, primal_gap, primal_integral, shifted_geometric_mean
 from cosolve.harness.store import Store
 
 CSV_COLUMNS = [
