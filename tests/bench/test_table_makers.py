@@ -259,6 +259,14 @@ def test_training_curves(monkeypatch, capsys):
     assert out.count("| seconds | iteration |") == 2
 
 
+def test_compare_stores(stores, monkeypatch, capsys):
+    """A store against itself: every group of jobs equal, none better or worse."""
+    store = stores["setcover"] / "results.sqlite"
+    out = run_maker("compare_stores", store, store, monkeypatch=monkeypatch, capsys=capsys)
+    rows = [line.split(" | ") for line in out.splitlines() if line.startswith("| orlib ")]
+    assert rows and all(row[6:9] == ["0", row[3], "0"] for row in rows)  # better, equal (all jobs), worse
+
+
 def test_every_table_maker_is_run_here():
     """A table maker added to bench/tables/ needs a test here."""
     makers = {p.stem for p in TABLES.glob("*.py")} - {"__init__"}

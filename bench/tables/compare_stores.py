@@ -1,7 +1,7 @@
 """Two benchmark stores, job by job: the mean objective of each (instance set, budget, method label)
 over the jobs both hold with a solution, and on how many instances the second is better, equal or worse.
 
-    python -m bench.experiments.harness.compare_stores BEFORE/results.sqlite AFTER/results.sqlite
+    python -m bench.tables.compare_stores BEFORE/results.sqlite AFTER/results.sqlite
 
 "Better" follows each job's recorded sense (lower for minimisation, higher for maximisation).
 """
