@@ -16,8 +16,10 @@ from collections import defaultdict
 
 def load(path: str) -> dict[tuple, tuple]:
     db = sqlite3.connect(path)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
+    setup = "setup_time" if "setup_time" in columns else "NULL"  # stores older than the set-up timing have none
     rows = db.execute(
-        "SELECT instance_set, instance, label, budget, seed, objective, sense, setup_time FROM jobs WHERE status = 'done'"
+        f"SELECT instance_set, instance, label, budget, seed, objective, sense, {setup} FROM jobs WHERE status = 'done'"
     ).fetchall()
     return {row[:5]: row[5:] for row in rows}
 
