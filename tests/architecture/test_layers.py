@@ -185,3 +185,17 @@ def test_the_import_parser_counts_imports_inside_functions_and_not_type_checking
         "def f():\n    from cosolve.core.deadline import Deadline\n"
     )
     assert imports("cosolve.core.probe", source, modules()) == {"cosolve.core.deadline"}
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A helper several modules use is public in the one module that owns it."""
+    found = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("cosolve"):
+                found += [
+                    f"{name} imports {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+    assert found == []
