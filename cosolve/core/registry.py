@@ -141,3 +141,15 @@ METHODS: Registry[type[Method]] = Registry("method", group="cosolve.methods", so
 def register(cls: type[Method]) -> type[Method]:
     """Class decorator: make the method ``cls`` available under ``cls.name``."""
     return METHODS.register(cls)
+
+
+def __getattr__(name: str) -> object:
+    """``methods`` and ``get_method`` moved to :mod:`cosolve.method_catalog` (they load the built-in
+    method modules, which this module must not name): the old names forward there, with a warning."""
+    if name not in ("methods", "get_method", "BUILTIN_MODULES"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    new = "BUILTIN_METHOD_MODULES" if name == "BUILTIN_MODULES" else name
+    warnings.warn(f"cosolve.core.registry.{name} moved to cosolve.method_catalog.{new}", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module("cosolve.method_catalog"), new)
