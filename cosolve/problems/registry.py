@@ -21,11 +21,12 @@ from cosolve.core.registry import Registry
 if TYPE_CHECKING:
     import numpy as np
 
+#: in the order the kinds are listed (messages, ``cosolve methods``)
 BUILTIN_FAMILIES = (
-    "cosolve.problems.setcover",
     "cosolve.problems.graphs",
-    "cosolve.problems.tsp",
     "cosolve.problems.mip",
+    "cosolve.problems.setcover",
+    "cosolve.problems.tsp",
     "cosolve.problems.sorting",
     "cosolve.problems.jigsaw",
     "cosolve.problems.portfolio",
