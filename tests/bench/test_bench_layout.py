@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cosolve.core.registry import get_method, methods
 from cosolve.harness.suite import _match, load_suite, read_references
+from cosolve.method_catalog import get_method, methods
 from cosolve.solver import missing_paths
 
 ROOT = Path(__file__).resolve().parents[2]
