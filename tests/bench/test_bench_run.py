@@ -127,7 +127,7 @@ def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(tmp_path):
         "    name = 'slowexit'\n"
         "    problems = frozenset({'mis'})\n"
         "    def solve(self, problem, ctx):\n"
-        "        atexit.register(time.sleep, 3)  # interpreter teardown after the result is sent\n"
+        "        atexit.register(time.sleep, 2)  # interpreter teardown after the result is sent\n"
         "        ctx.trace.offer(problem.adjacency.diagonal() * 0, 0.0)\n"
         "        return Outcome(Termination.COMPLETED)\n"
     )
@@ -139,7 +139,9 @@ def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(tmp_path):
     assert proc.returncode == 0, proc.stderr
     job = {j["label"]: j for j in rows(out)}["slowexit"]
     assert job["status"] == "done" and job["objective"] == 0.0
-    assert job["wall"] < 3  # what the job recorded leaves out the 3 s teardown after its result
+    # what the job recorded leaves out the 2 s teardown after its result (which outlasts the 1.525 s the
+    # job may take after reading its instance: counted against that, it would have been killed)
+    assert job["wall"] < 2
 
 
 def test_a_job_above_the_memory_limit_is_recorded_as_failed_with_the_reason(tmp_path):
@@ -190,7 +192,7 @@ def test_a_bad_memory_limit_is_refused(tmp_path):
 
 
 def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
-    suite = write_suite(tmp_path, seeds=range(1, 7))
+    suite = write_suite(tmp_path, seeds=range(1, 5))
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cosolve", "bench", str(suite), "--out", str(out), "--no-progress"],
@@ -210,13 +212,13 @@ def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     first = {j["key"]: j["finished_at"] for j in rows(out)}
-    assert 2 <= len(first) < 6, "the run should be killed mid-way"
+    assert 2 <= len(first) < 4, "the run should be killed mid-way"
 
     resumed = bench("bench", suite, "--out", out, "--resume", "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
-    assert f"6 jobs ({len(first)} already recorded)" in resumed.stdout
+    assert f"4 jobs ({len(first)} already recorded)" in resumed.stdout
     final = rows(out)
-    assert len(final) == 6 and len({j["key"] for j in final}) == 6
+    assert len(final) == 4 and len({j["key"] for j in final}) == 4
     assert all(j["status"] == "done" for j in final)
     for j in final:  # the jobs recorded before the kill were not run again
         if j["key"] in first:
@@ -263,7 +265,18 @@ def test_an_existing_scheduler_runs_the_jobs(tmp_path):
 
 def test_an_unreachable_scheduler_is_a_one_line_error(tmp_path):
     suite = write_suite(tmp_path)
-    proc = bench("bench", suite, "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:9", "--no-progress")
+    args = ["bench", str(suite), "--out", str(tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:9", "--no-progress"]
+    # the command line as `python -m cosolve` runs it, with the connect timeout shortened from 10 s (the
+    # refused connection is retried until then): a timeout is all this test needs
+    code = (
+        "import sys\n"
+        "from cosolve.harness import runner\n"
+        "runner.SCHEDULER_TIMEOUT = '1s'\n"
+        "from cosolve.cli.main import main\n"
+        f"sys.argv = ['cosolve', *{args!r}]\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "cannot reach the Dask scheduler" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -318,7 +331,8 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
             )
         with Client(address, timeout="10s") as client:
             client.wait_for_workers(2, timeout=60)
-        suite = write_suite(tmp_path, budget=2, seeds=range(1, 9), extra='[[methods]]\nname = "rlsa"')  # rlsa uses its budget
+        # 12 jobs: greedy and rlsa (which uses its budget) on 6 graphs
+        suite = write_suite(tmp_path, budget=1, seeds=range(1, 7), extra='[[methods]]\nname = "rlsa"')
         out = tmp_path / "out"
         log = open(tmp_path / "client.log", "w")  # noqa: SIM115 (closed below)
         client_proc = subprocess.Popen(
@@ -338,19 +352,19 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
         client_proc.wait()
         log.close()
         before = {j["key"]: j["finished_at"] for j in rows(out)}
-        assert len(before) < 16, "the client should be killed mid-way"
+        assert len(before) < 12, "the client should be killed mid-way"
         workers["w3"] = _start("dask", "worker", address, "--nthreads", "1", "--name", "w3", "--no-dashboard")
         resumed = bench("bench", suite, "--out", out, "--scheduler", address, "--resume", "--no-progress")
         assert resumed.returncode == 0, resumed.stderr
-        assert f"16 jobs ({len(before)} already recorded)" in resumed.stdout
+        assert f"12 jobs ({len(before)} already recorded)" in resumed.stdout
         final = rows(out)
-        assert len(final) == 16 and len({j["key"] for j in final}) == 16
+        assert len(final) == 12 and len({j["key"] for j in final}) == 12
         # Every job ran to its end on some worker. On a loaded 2-core machine (scheduler, three
-        # workers, client, and their children) a 2 s job may pass its kill deadline; the budget
+        # workers, client, and their children) a 1 s job may pass its kill deadline; the budget
         # watchdog recording it as "killed" is tested on its own and is not what this test is about.
         ran = [j for j in final if j["status"] == "done" or (j["error"] or "").startswith("overran its budget")]
-        assert len(ran) == 16, [j["error"] for j in final if j not in ran]
-        assert sum(j["status"] == "done" for j in final) >= 8  # half: most ran within budget
+        assert len(ran) == 12, [j["error"] for j in final if j not in ran]
+        assert sum(j["status"] == "done" for j in final) >= 6  # half: most ran within budget
         for j in final:
             if j["key"] in before:
                 assert j["finished_at"] == before[j["key"]]  # recorded once, not run again
@@ -358,7 +372,7 @@ def test_a_real_cluster_survives_a_killed_worker_and_a_killed_client(tmp_path):
         assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         con.close()
         print(f"timeline: {len(killed_at)} done at the worker kill, {len(before)} at the client kill, "
-              f"{16 - len(before)} run by --resume")  # fmt: skip
+              f"{12 - len(before)} run by --resume")  # fmt: skip
     finally:
         for proc in workers.values():
             _kill(proc)
