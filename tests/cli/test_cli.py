@@ -334,6 +334,7 @@ def test_solve_counts_the_set_up_in_its_time_limit(monkeypatch, capsys):
     from cosolve.core import registry
     from cosolve.core.method import Method, Outcome
     from cosolve.core.result import Termination
+    from cosolve.method_catalog import methods
 
     class SlowSetUp(Method):
         name = "slow-setup"
@@ -346,8 +347,8 @@ def test_solve_counts_the_set_up_in_its_time_limit(monkeypatch, capsys):
             ctx.trace.offer(np.zeros(problem.n, np.int8))
             return Outcome(Termination.COMPLETED, stats={"limit": ctx.deadline.time_limit})
 
-    registry.methods()  # the registry is loaded before the test method joins it
-    monkeypatch.setitem(registry._METHODS, SlowSetUp.name, SlowSetUp)
+    methods()  # the registry is loaded before the test method joins it
+    monkeypatch.setitem(registry.METHODS._items, SlowSetUp.name, SlowSetUp)
     graph = ROOT / "instances" / "graphs" / "er50_p0.1_s1.col"
     assert main(["solve", str(graph), "--problem", "mis", "--method", "slow-setup", "--time", "2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

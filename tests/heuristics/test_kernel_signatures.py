@@ -16,10 +16,11 @@ GRAPH = ROOT / "instances" / "graphs" / "ba100_m3_s3.col"
 _SOLVE_AND_COUNT = """
 import json
 from cosolve import Solver
-from cosolve.heuristics import graphs, heap, vertex_cover_search
+from cosolve.heuristics import heap
+from cosolve.heuristics.graphs import greedy_constructions, numvc
 for problem in ("mis", "maxcut"):
     Solver("polish", time_limit=0.5, seed=0).solve({graph!r}, problem=problem)
-helpers = [graphs._take, heap.heap_fix, heap.heap_push, vertex_cover_search._highest_in_cover]
+helpers = [greedy_constructions._take, heap.heap_fix, heap.heap_push, numvc._highest_in_cover]
 print(json.dumps({{f.__name__: len(f.signatures) for f in helpers}}))
 """
 

@@ -198,7 +198,7 @@ def test_a_tour_that_repeats_misses_or_invents_a_city_is_read_and_judged_infeasi
 def test_write_is_atomic(tmp_path, monkeypatch):
     import builtins
 
-    import cosolve.io.solution
+    import cosolve.io.files
 
     sc = random_setcover(6, 10, nnz=30, seed=0)
     path = tmp_path / "keep.sol"
@@ -221,7 +221,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
             self.file.write(data[: len(data) // 2])
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cosolve.io.solution, "open", lambda p, mode: HalfWritten(builtins.open(p, mode)), raising=False)  # noqa: SIM115
+    monkeypatch.setattr(cosolve.io.files, "open", lambda p, mode: HalfWritten(builtins.open(p, mode)), raising=False)  # noqa: SIM115
     with pytest.raises(InputError, match="No space left on device"):
         write_solution(sc, np.ones(10, dtype=np.int8), path)
     assert path.read_text() == "precious\n" and sorted(p.name for p in tmp_path.iterdir()) == ["keep.sol"]
