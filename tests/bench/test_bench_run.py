@@ -89,25 +89,53 @@ def test_two_worker_run_records_every_job_and_writes_reports(tmp_path):
     assert resumed.returncode == 0 and "4 jobs (4 already recorded)" in resumed.stdout
 
 
-def test_a_job_that_ignores_its_budget_is_killed_and_marked(tmp_path):
-    (tmp_path / "sleepy_plugin.py").write_text(
-        "import time\n"
-        "from cosolve.core.method import Method, Outcome\n"
-        "from cosolve.core.registry import register\n"
-        "from cosolve.core.result import Termination\n"
-        "@register\n"
-        "class Sleepy(Method):\n"
-        "    name = 'sleepy'\n"
-        "    problems = frozenset({'mis'})\n"
-        "    def solve(self, problem, ctx):\n"
-        "        time.sleep(60)\n"
-        "        return Outcome(Termination.COMPLETED)\n"
-    )
-    path = f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
-    env = {**os.environ, "COSOLVE_PLUGINS": "sleepy_plugin", "PYTHONPATH": path}
-    suite = write_suite(tmp_path, budget=0.5, seeds=(1,), extra='\n[[methods]]\nname = "sleepy"\n')
-    out = tmp_path / "out"
-    proc = bench("bench", suite, "--out", out, "--workers", "2", "--no-progress", env=env)  # its two jobs side by side
+SLEEPY_PLUGIN = (
+    "import time\n"
+    "from cosolve.core.method import Method, Outcome\n"
+    "from cosolve.core.registry import register\n"
+    "from cosolve.core.result import Termination\n"
+    "@register\n"
+    "class Sleepy(Method):\n"
+    "    name = 'sleepy'\n"
+    "    problems = frozenset({'mis'})\n"
+    "    def solve(self, problem, ctx):\n"
+    "        time.sleep(60)\n"
+    "        return Outcome(Termination.COMPLETED)\n"
+)
+SLOW_EXIT_PLUGIN = (
+    "import atexit, time\n"
+    "from cosolve.core.method import Method, Outcome\n"
+    "from cosolve.core.registry import register\n"
+    "from cosolve.core.result import Termination\n"
+    "@register\n"
+    "class SlowExit(Method):\n"
+    "    name = 'slowexit'\n"
+    "    problems = frozenset({'mis'})\n"
+    "    def solve(self, problem, ctx):\n"
+    "        atexit.register(time.sleep, 2)  # interpreter teardown after the result is sent\n"
+    "        ctx.trace.offer(problem.adjacency.diagonal() * 0, 0.0)\n"
+    "        return Outcome(Termination.COMPLETED)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def plugin_run(tmp_path_factory):
+    """One run (budget 0.5 s, two workers) of greedy and the two plugin methods of the tests below,
+    ``sleepy`` (ignores its budget) and ``slowexit`` (slow to exit after its result): their jobs are
+    independent, so the two tests share it. Returns the finished process and its output folder."""
+    folder = tmp_path_factory.mktemp("plugins")
+    (folder / "sleepy_plugin.py").write_text(SLEEPY_PLUGIN)
+    (folder / "slow_exit_plugin.py").write_text(SLOW_EXIT_PLUGIN)
+    path = f"{folder}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    env = {**os.environ, "COSOLVE_PLUGINS": "sleepy_plugin,slow_exit_plugin", "PYTHONPATH": path}
+    extra = '\n[[methods]]\nname = "sleepy"\n\n[[methods]]\nname = "slowexit"\n'
+    suite = write_suite(folder, budget=0.5, seeds=(1,), extra=extra)
+    out = folder / "out"
+    return bench("bench", suite, "--out", out, "--workers", "2", "--no-progress", env=env), out
+
+
+def test_a_job_that_ignores_its_budget_is_killed_and_marked(plugin_run):
+    proc, out = plugin_run
     assert proc.returncode == 0, proc.stderr
     by_label = {j["label"]: j for j in rows(out)}
     assert by_label["greedy"]["status"] == "done"
@@ -116,26 +144,8 @@ def test_a_job_that_ignores_its_budget_is_killed_and_marked(tmp_path):
     assert "| sleepy | 1 | 100.00% | 0.500 | 0 | 0 | 0.50 | 1 | 0 |" in (out / "report.md").read_text()
 
 
-def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(tmp_path):
-    (tmp_path / "slow_exit_plugin.py").write_text(
-        "import atexit, time\n"
-        "from cosolve.core.method import Method, Outcome\n"
-        "from cosolve.core.registry import register\n"
-        "from cosolve.core.result import Termination\n"
-        "@register\n"
-        "class SlowExit(Method):\n"
-        "    name = 'slowexit'\n"
-        "    problems = frozenset({'mis'})\n"
-        "    def solve(self, problem, ctx):\n"
-        "        atexit.register(time.sleep, 2)  # interpreter teardown after the result is sent\n"
-        "        ctx.trace.offer(problem.adjacency.diagonal() * 0, 0.0)\n"
-        "        return Outcome(Termination.COMPLETED)\n"
-    )
-    path = f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
-    env = {**os.environ, "COSOLVE_PLUGINS": "slow_exit_plugin", "PYTHONPATH": path}
-    suite = write_suite(tmp_path, budget=0.5, seeds=(1,), extra='\n[[methods]]\nname = "slowexit"\n')
-    out = tmp_path / "out"
-    proc = bench("bench", suite, "--out", out, "--workers", "2", "--no-progress", env=env)  # its two jobs side by side
+def test_a_slow_process_exit_after_the_result_does_not_kill_the_job(plugin_run):
+    proc, out = plugin_run
     assert proc.returncode == 0, proc.stderr
     job = {j["label"]: j for j in rows(out)}["slowexit"]
     assert job["status"] == "done" and job["objective"] == 0.0

@@ -170,7 +170,7 @@ def test_ctrl_c_on_the_command_line_prints_the_incumbent(tmp_path, method):
         lines.append(line)
         if line.rstrip().endswith(method) and "s  " in line:
             break
-    time.sleep(0.5)
+    time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)  # a 60 s solve: only the interrupt ends it within this
     assert proc.returncode == 0, err

@@ -284,17 +284,44 @@ for path in ({paths}):
 """
 
 
-def _printed_on_an_empty_numba_cache(code: str, cache: Path) -> list[str]:
-    """The lines ``python -c code`` prints with numba's cache in the empty folder ``cache``."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+_GREEDY_FILES = ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp", "instances/tsplib-large/pr1002.tsp")
 
 
-def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tmp_path):
+@pytest.fixture(scope="module")
+def printed_on_an_empty_numba_cache(tmp_path_factory):
+    """The lines each program of the two tests below prints, run with numba's cache in an empty folder
+    of its own. Both start when the first of the tests asks, side by side (compiling takes most of
+    their time, and the second core idles while a test waits); each test waits for its own."""
     root = Path(__file__).resolve().parents[2]
-    files = ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp", "instances/tsplib-large/pr1002.tsp")
-    paths = ", ".join(repr(str(root / p)) for p in files)
-    printed = _printed_on_an_empty_numba_cache(_GREEDY_SOLVE_COMPILES.format(paths=paths), tmp_path)
+    programs = {
+        "greedy": _GREEDY_SOLVE_COMPILES.format(paths=", ".join(repr(str(root / p)) for p in _GREEDY_FILES)),
+        "lns": _SETCOVER_LNS_SOLVE_COMPILES,
+    }
+    running = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"numba-cache-{name}"))},
+        )
+        for name, code in programs.items()
+    }
+
+    def printed(name: str) -> list[str]:
+        out, err = running[name].communicate(timeout=600)
+        assert running[name].returncode == 0, err
+        return out.splitlines()
+
+    yield printed
+    for proc in running.values():
+        if proc.poll() is None:  # its test was not run
+            proc.kill()
+            proc.communicate()
+
+
+def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(printed_on_an_empty_numba_cache):
+    printed = printed_on_an_empty_numba_cache("greedy")
     # set cover's swap search, TSP's 2-opt, and from 1,000 cities its candidate-list 2-opt: in the set-up
     assert [float(v) for v in printed] == [0.0, 0.0, 0.0]
 
@@ -313,8 +340,8 @@ for method in ("lns-random", "glns"):
 """
 
 
-def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(tmp_path):
-    lines = _printed_on_an_empty_numba_cache(_SETCOVER_LNS_SOLVE_COMPILES, tmp_path)
+def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(printed_on_an_empty_numba_cache):
+    lines = printed_on_an_empty_numba_cache("lns")
     assert len(lines) == 2
     for line in lines:
         compiled, local_search = (float(v) for v in line.split())

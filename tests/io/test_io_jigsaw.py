@@ -111,7 +111,7 @@ def test_cli_solves_a_puzzle_file_and_plots_it(tmp_path):
     picture = tmp_path / "before-after.png"
     solution = tmp_path / "coffee.sol"
     cmd = [sys.executable, "-m", "cosolve", "solve", str(ROOT / "instances/jigsaw/coffee-4x4.npz"), "--method",
-           "gumbel-sinkhorn", "--time", "1", "--json", "--plot", str(picture), "--output", str(solution)]  # fmt: skip
+           "gumbel-sinkhorn", "--time", "0.5", "--json", "--plot", str(picture), "--output", str(solution)]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
