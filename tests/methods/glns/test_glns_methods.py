@@ -90,10 +90,10 @@ def test_fit_lowers_the_validation_energy_and_round_trips(tmp_path):
     from cosolve.generators.distributions import get_distribution
     from cosolve.methods.glns.glns_task import load_checkpoint
 
-    solver = Solver("glns", train_time=300, iterations=30, validation_instances=3, validate_every=1e9, seed=0)
+    solver = Solver("glns", train_time=300, iterations=20, validation_instances=3, validate_every=1e9, seed=0)
     solver.fit(get_distribution("balas-ho"), out=tmp_path, progress=False)
     history = solver.method_.training_.history
-    assert [h["iteration"] for h in history] == [0, 30]
+    assert [h["iteration"] for h in history] == [0, 20]  # 20 iterations: 514 -> 442 (seeded)
     assert history[-1]["energy"] < history[0]["energy"]  # the untrained policy is validated at iteration 0
     loaded, loaded_config, meta = load_checkpoint(tmp_path)
     assert loaded_config == solver.method_.model_.config and meta["iterations"] == solver.method_.training_.best_iteration
