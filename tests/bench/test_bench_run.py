@@ -224,7 +224,7 @@ def test_resume_after_a_killed_run_records_each_job_once(tmp_path):
     first = {j["key"]: j["finished_at"] for j in rows(out)}
     assert 2 <= len(first) < 4, "the run should be killed mid-way"
 
-    resumed = bench("bench", suite, "--out", out, "--resume", "--no-progress")
+    resumed = bench("bench", suite, "--out", out, "--resume", "--workers", "2", "--no-progress")  # the rest side by side
     assert resumed.returncode == 0, resumed.stderr
     assert f"4 jobs ({len(first)} already recorded)" in resumed.stdout
     final = rows(out)
