@@ -19,7 +19,7 @@ from cosolve import Solver
 from cosolve.heuristics import heap
 from cosolve.heuristics.graphs import greedy_constructions, numvc
 for problem in ("mis", "maxcut"):
-    Solver("polish", time_limit=0.25, seed=0).solve({graph!r}, problem=problem)
+    Solver("polish", time_limit=0.5, seed=0).solve({graph!r}, problem=problem)
 helpers = [greedy_constructions._take, heap.heap_fix, heap.heap_push, numvc._highest_in_cover]
 print(json.dumps({{f.__name__: len(f.signatures) for f in helpers}}))
 """
