@@ -43,6 +43,8 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+#: How long a run waits to connect to the Dask scheduler named by ``--scheduler`` before it gives up.
+SCHEDULER_TIMEOUT = "10s"
 VERSIONED = ("cosolve", "numpy", "scipy", "numba", "ortools", "pyscipopt", "highspy", "networkx", "dask", "distributed", "torch")
 
 
@@ -194,7 +196,7 @@ def _execute(
         client = Client(cluster)
     else:
         try:
-            cluster, client = None, Client(scheduler, timeout="10s")
+            cluster, client = None, Client(scheduler, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as e:
             raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({type(e).__name__}: {e})") from None
     try:

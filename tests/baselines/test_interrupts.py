@@ -3,6 +3,7 @@
 is measured by bench/scripts/overshoot.py, not here."""
 
 import threading
+import time
 
 import pytest
 
@@ -23,12 +24,26 @@ THREADED = [
 CTRL_C = [("scip", "hard_maxcut", 1), ("cpsat", "hard_setcover", 2), ("ortools-routing", "hard_tsp", 1)]
 
 
+def interrupt_soon_after_the_first_incumbent(ctx, *, after=0.2, at_most=1.0):
+    """Interrupt ``ctx``'s deadline ``after`` seconds after its trace first holds a solution, or
+    ``at_most`` seconds from now if none comes by then."""
+
+    def interrupt():
+        started = time.monotonic()
+        while ctx.trace.solution is None and time.monotonic() - started < at_most:
+            time.sleep(0.01)
+        time.sleep(after)
+        ctx.deadline.interrupt()
+
+    threading.Thread(target=interrupt, daemon=True).start()
+
+
 @pytest.mark.parametrize(("cls", "config", "instance", "threads"), THREADED, ids=lambda v: getattr(v, "name", None))
 def test_interrupt_from_another_thread(helpers, cls, config, instance, threads):
     problem = getattr(helpers, instance)()
     method = cls(config)
     ctx = helpers.context(problem, method=method, threads=threads)  # no time limit: only the interrupt stops it
-    threading.Timer(1.0, ctx.deadline.interrupt).start()
+    interrupt_soon_after_the_first_incumbent(ctx)
     outcome = method.solve(problem, ctx)
     assert termination(outcome, ctx.deadline) is Termination.INTERRUPTED and outcome.proven is None
     assert ctx.trace.solution is not None and problem.evaluate(ctx.trace.solution).feasible
@@ -36,7 +51,7 @@ def test_interrupt_from_another_thread(helpers, cls, config, instance, threads):
 
 @pytest.mark.parametrize(("method", "instance", "threads"), CTRL_C)
 def test_ctrl_c_returns_the_incumbent(helpers, method, instance, threads):
-    run = helpers.run_and_interrupt(method, instance, threads=threads)
+    run = helpers.run_and_interrupt(method, instance, threads=threads, after=0.3)  # the solve runs for 60 s
     print(f"{method}: Result {run.to_result:.2f} s and exit {run.to_exit:.2f} s after SIGINT")
     assert run.result.termination is Termination.INTERRUPTED and run.result.status is Status.FEASIBLE
     assert run.result.objective is not None

@@ -49,7 +49,7 @@ def test_published_optima_of_every_edge_weight_type(elkai, capfd, name, optimum)
     """ATT, GEO, EXPLICIT (UPPER_ROW, FULL_MATRIX, LOWER_DIAG_ROW, with and without display data)
     and EUC_2D: LKH's tour, scored by cosolve's own distances, is the TSPLIB95 optimum."""
     path = TYPES / f"{name}.tsp"
-    result = Solver("lkh", time_limit=1, seed=1).solve(path)
+    result = Solver("lkh", time_limit=1, seed=1, runs=1).solve(path)  # one run finds these optima (in ~10 ms)
     assert result.objective == optimum
     problem = read(path)
     assert problem.evaluate(result.solution).feasible and problem.evaluate(result.solution).objective == optimum
@@ -60,7 +60,7 @@ def test_published_optima_of_every_edge_weight_type(elkai, capfd, name, optimum)
 def test_other_metrics_give_valid_tours_at_least_as_short_as_two_opt(elkai, metric):
     coords = np.random.default_rng(2).uniform(-60, 60, (40, 2)).round(2)
     problem = TSP(coords, metric=metric, name="m")
-    result = Solver("lkh", time_limit=1, seed=0).solve(problem)
+    result = Solver("lkh", time_limit=1, seed=0, runs=1).solve(problem)
     verdict = problem.evaluate(result.solution)
     assert verdict.feasible and verdict.objective == result.objective
     two_opt = Solver("greedy", time_limit=1).solve(problem)  # NN + 2-opt: LK's moves include 2-opt's
@@ -111,6 +111,6 @@ def test_precision_drops_where_lkhs_ints_would_overflow_and_larger_distances_are
 def test_coordinates_scaled_past_lkhs_default_precision_give_the_same_tour_length(elkai):
     # with PRECISION 100, distances of 10^8 overflow LKH's ints and its assertions abort the process
     coords = np.round(np.random.default_rng(0).random((40, 2)) * 1e3)
-    small = Solver("lkh", time_limit=1, seed=0).solve(TSP(coords, metric="EUC_2D"))
-    large = Solver("lkh", time_limit=1, seed=0).solve(TSP(coords * 1e5, metric="EUC_2D"))
+    small = Solver("lkh", time_limit=1, seed=0, runs=1).solve(TSP(coords, metric="EUC_2D"))
+    large = Solver("lkh", time_limit=1, seed=0, runs=1).solve(TSP(coords * 1e5, metric="EUC_2D"))
     assert large.objective == pytest.approx(small.objective * 1e5, rel=1e-3)

@@ -54,7 +54,7 @@ def test_the_dominating_set_qubo_is_zero_penalty_exactly_on_dominating_sets():
 @pytest.mark.parametrize("kind", KINDS)
 def test_tiny_graphs_are_solved_to_the_brute_force_optimum(method, kind):
     problem = erdos_renyi(10, 0.35, problem=kind, seed=4, weighted=kind == "maxcut")
-    result = Solver(method, time_limit=30, calls=2, chunk=0.2, seed=1).solve(problem)
+    result = Solver(method, time_limit=30, calls=2, chunk=0.05, seed=1).solve(problem)
     assert result.termination is Termination.COMPLETED and result.stats["calls"] == 2
     assert problem.evaluate(result.solution).feasible and result.objective == brute_force_binary(problem)
 

@@ -99,7 +99,7 @@ def test_train_cam_on_a_folder_of_dimacs_files_then_solve_with_it(tmp_path):
     again = cosolve(*args)
     assert again.returncode == 2 and "already holds a checkpoint" in again.stderr
     assert (out / "model.pt").read_bytes() == before
-    result = cosolve("solve", data / "er40-0.col", "--problem", "mis", "--method", "cam", "--time", "1",
+    result = cosolve("solve", data / "er40-0.col", "--problem", "mis", "--method", "cam", "--time", "0.5",
                      "--set", f"checkpoint={out}", "--json")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert '"status": "feasible"' in result.stdout

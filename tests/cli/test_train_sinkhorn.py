@@ -35,7 +35,7 @@ def test_train_on_tsp_files_runs_until_the_time_and_the_card_counts_the_held_out
     data.mkdir()
     for seed, n in enumerate((14, 16, 18, 20, 22, 24)):
         write_tsplib(random_tsp(n, seed=seed), data / f"t{seed}.tsp")
-    args = ["train", "gumbel-sinkhorn", "--data", str(data), "--time", "2", "--out", str(out), "--no-progress",
+    args = ["train", "gumbel-sinkhorn", "--data", str(data), "--time", "1", "--out", str(out), "--no-progress",
             "--set", "neighbors=6", "--set", "batch_size=2"]  # fmt: skip
     assert main(args) == 0
     card = (out / "README.md").read_text()

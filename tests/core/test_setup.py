@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from cosolve import Solver, Termination
-from cosolve.core import registry
+from cosolve.core import registry, warmup
 from cosolve.core.method import Method, Outcome
-from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, WARM_UP_SECONDS, warm_up
+from cosolve.core.warmup import OVERRUN_FACTOR, WARM_UP_PASSES, warm_up
 from cosolve.generators.graphs import erdos_renyi
 from cosolve.method_catalog import methods
 from cosolve.problems.registry import get_kind, problem_kinds, tiny_instance
@@ -51,7 +51,7 @@ def test_every_result_reports_the_set_up_done_once_for_its_kind(prepare_first, m
 def test_every_kinds_tiny_instance_is_solved_feasibly_by_its_default_method(kind):
     problem = tiny_instance(kind)
     assert problem.kind == kind and problem.name == "warm-up"
-    result = Solver(time_limit=1).solve(problem)
+    result = Solver(time_limit=0.25).solve(problem)  # the anytime methods find one at once, then use the limit
     assert result.method == get_kind(kind).default_method
     assert result.solution is not None and problem.evaluate(result.solution).feasible
 
@@ -72,6 +72,14 @@ def test_methods_without_warm_up_are_not_run_by_prepare():
 
     warm_up(Counting(), tiny_instance("mis"))
     assert calls == []
+
+
+@pytest.fixture
+def short_passes(monkeypatch):
+    """Warm-up passes of 0.25 s instead of 0.5 s: the rules below are about the deadline, whatever its length
+    (OVERRUN_FACTOR of it still leaves 0.125 s for the scheduling of a busy machine)."""
+    monkeypatch.setattr(warmup, "WARM_UP_SECONDS", 0.25)
+    return 0.25
 
 
 def _slow_first_pass(passes, *, rounds):
@@ -95,7 +103,7 @@ def _slow_first_pass(passes, *, rounds):
             if rounds:
                 ctx.trace.offer(np.zeros(problem.n, np.int8))
             if len(passes) == 1:
-                time.sleep(WARM_UP_SECONDS + 0.05)
+                time.sleep(warmup.WARM_UP_SECONDS + 0.05)
             if ctx.deadline.stop_requested:
                 return None
             passes.append("kernel")
@@ -103,7 +111,7 @@ def _slow_first_pass(passes, *, rounds):
     return SlowFirstPass()
 
 
-def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
+def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another(short_passes):
     # the first pass spends its half second "importing", so it reaches the deadline check before
     # the "kernel" and skips it, as the greedy MaxClique solve did on a cold numba cache
     passes = []
@@ -111,7 +119,7 @@ def test_a_warm_up_pass_cut_short_by_its_deadline_is_followed_by_another():
     assert passes == ["start", "start", "kernel"]
 
 
-def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_followed_by_another():
+def test_a_round_bounded_pass_that_found_a_solution_but_reached_its_deadline_is_followed_by_another(short_passes):
     # cam on a cold numba cache: the sampler's round compiled, found a solution and used the
     # deadline, so the polish after it was skipped and compiled inside the first timed solve
     passes = []
@@ -138,19 +146,20 @@ def _spinning_method(passes, *, solve_first, block=0.0, first_pass=None):
     return Spinning()
 
 
-def test_a_pass_that_uses_its_time_after_finding_a_solution_is_the_last():
+def test_a_pass_that_uses_its_time_after_finding_a_solution_is_the_last(short_passes):
     passes = []
     warm_up(_spinning_method(passes, solve_first=True), tiny_instance("mis"))
     assert passes == [1]
 
 
-def test_a_pass_that_overran_its_deadline_is_followed_by_another():
+def test_a_pass_that_overran_its_deadline_is_followed_by_another(short_passes):
     passes = []
-    warm_up(_spinning_method(passes, solve_first=True, block=WARM_UP_SECONDS * (OVERRUN_FACTOR + 0.1)), tiny_instance("mis"))
+    warm_up(_spinning_method(passes, solve_first=True, block=short_passes * (OVERRUN_FACTOR + 0.1)), tiny_instance("mis"))
     assert passes == [1, 1]
 
 
-def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution():
+def test_warm_up_passes_are_bounded_when_no_pass_finds_a_solution(monkeypatch):
+    monkeypatch.setattr(warmup, "WARM_UP_SECONDS", 0.1)  # each pass waits out its deadline: no overrun to tell apart
     passes = []
     warm_up(_spinning_method(passes, solve_first=False), tiny_instance("mis"))
     assert len(passes) == WARM_UP_PASSES
@@ -210,7 +219,7 @@ def test_a_set_up_longer_than_half_the_budget_leaves_the_solve_half_of_it(slow_s
     assert result.stats["limit"] == pytest.approx(0.1) and result.time >= result.setup_time >= 0.2
 
 
-def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch):
+def test_a_pass_during_which_numba_compiled_is_followed_by_another(monkeypatch, short_passes):
     # the greedy on a cold numba cache: its construction compiled and used the deadline, so the
     # local search after it was skipped and compiled inside the first timed solve
     from types import SimpleNamespace
@@ -276,17 +285,44 @@ for path in ({paths}):
 """
 
 
-def _printed_on_an_empty_numba_cache(code: str, cache: Path) -> list[str]:
-    """The lines ``python -c code`` prints with numba's cache in the empty folder ``cache``."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+_GREEDY_FILES = ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp", "instances/tsplib-large/pr1002.tsp")
 
 
-def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(tmp_path):
+@pytest.fixture(scope="module")
+def printed_on_an_empty_numba_cache(tmp_path_factory):
+    """The lines each program of the two tests below prints, run with numba's cache in an empty folder
+    of its own. Both start when the first of the tests asks, side by side (compiling takes most of
+    their time, and the second core idles while a test waits); each test waits for its own."""
     root = Path(__file__).resolve().parents[2]
-    files = ("instances/setcover/scp41.txt", "instances/tsplib/eil51.tsp", "instances/tsplib-large/pr1002.tsp")
-    paths = ", ".join(repr(str(root / p)) for p in files)
-    printed = _printed_on_an_empty_numba_cache(_GREEDY_SOLVE_COMPILES.format(paths=paths), tmp_path)
+    programs = {
+        "greedy": _GREEDY_SOLVE_COMPILES.format(paths=", ".join(repr(str(root / p)) for p in _GREEDY_FILES)),
+        "lns": _SETCOVER_LNS_SOLVE_COMPILES,
+    }
+    running = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp(f"numba-cache-{name}"))},
+        )
+        for name, code in programs.items()
+    }
+
+    def printed(name: str) -> list[str]:
+        out, err = running[name].communicate(timeout=600)
+        assert running[name].returncode == 0, err
+        return out.splitlines()
+
+    yield printed
+    for proc in running.values():
+        if proc.poll() is None:  # its test was not run
+            proc.kill()
+            proc.communicate()
+
+
+def test_on_an_empty_numba_cache_the_greedy_compiles_nothing_inside_its_solve(printed_on_an_empty_numba_cache):
+    printed = printed_on_an_empty_numba_cache("greedy")
     # set cover's swap search, TSP's 2-opt, and from 1,000 cities its candidate-list 2-opt: in the set-up
     assert [float(v) for v in printed] == [0.0, 0.0, 0.0]
 
@@ -297,7 +333,7 @@ from cosolve.core.numba_compile import compile_seconds
 from cosolve.generators.setcover import random_setcover
 problem = random_setcover(200, 2000, nnz=8000, cost_range=(1, 2), seed=3)  # no bound proves it: the loop runs
 for method in ("lns-random", "glns"):
-    solver = Solver(method, time_limit=2, threads=1)
+    solver = Solver(method, time_limit=0.5, threads=1)  # the row-weighting search starts within 0.2 s
     solver.prepare(problem)
     before = compile_seconds()
     result = solver.solve(problem)
@@ -305,8 +341,8 @@ for method in ("lns-random", "glns"):
 """
 
 
-def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(tmp_path):
-    lines = _printed_on_an_empty_numba_cache(_SETCOVER_LNS_SOLVE_COMPILES, tmp_path)
+def test_on_an_empty_numba_cache_the_set_cover_lns_compiles_nothing_inside_its_solve(printed_on_an_empty_numba_cache):
+    lines = printed_on_an_empty_numba_cache("lns")
     assert len(lines) == 2
     for line in lines:
         compiled, local_search = (float(v) for v in line.split())

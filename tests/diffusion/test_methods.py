@@ -142,8 +142,8 @@ def test_polish_method_finds_the_optimum_of_tiny_graphs(kind):
 def test_polish_runs_after_sampling_by_default_and_polish_0_samples_only(method, checkpoints):
     problem = sample_graph("ba-small", 5, "maxcut")
     options = {"checkpoint": checkpoints["maxcut"]} if method == "cam" else {}
-    sampled = Solver(method, time_limit=0.6, seed=0, polish=0, **options).solve(problem)
-    polished = Solver(method, time_limit=0.6, seed=0, **options).solve(problem)
+    sampled = Solver(method, time_limit=0.3, seed=0, polish=0, **options).solve(problem)  # 3 rounds or more
+    polished = Solver(method, time_limit=0.3, seed=0, **options).solve(problem)
     assert "polish_iterations" not in sampled.stats
     assert polished.stats["polish_iterations"] > 0 and polished.stats["rounds"] >= 1
     assert polished.termination is Termination.TIME_LIMIT and problem.evaluate(polished.solution).feasible

@@ -74,7 +74,7 @@ def test_the_search_pools_its_cheapest_distinct_covers_for_the_rankers(monkeypat
 
     monkeypatch.setitem(targeted.TARGETED_RANKERS, "disagreement", spy)
     options = dict(refine_share=0, refine_patience=0, refine_balance=0, repair_probation=0, size=20)
-    r = Solver("lns-random", time_limit=2, seed=0, neighbourhood="disagreement", **options).solve(p)
+    r = Solver("lns-random", time_limit=1, seed=0, neighbourhood="disagreement", **options).solve(p)
     assert seen, "the loop ran no repair"
     incumbent, last = seen[-1]
     assert 1 <= len(last) <= POOL_SIZE
