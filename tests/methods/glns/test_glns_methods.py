@@ -221,7 +221,7 @@ def test_after_a_repair_whose_model_could_not_be_built_in_time_the_neighbourhood
 ):
     import cosolve.methods.glns.lns as lns
     from cosolve.methods.glns.repair import Repair
-    from tests.heuristics.setcover_cases import random_cover
+    from tests.heuristics.setcover.setcover_cases import random_cover
 
     real = lns.repair
     sizes, caps = [], []

@@ -11,7 +11,7 @@ from cosolve.methods.glns.instability import extract_region, generate, gradient_
 from cosolve.methods.glns.neighborhood import AdaptiveSize, Subproblem, candidate_lists, free_columns_kernel, subproblem_kernel
 from cosolve.methods.glns.repair import repair
 from cosolve.problems import SetCover
-from tests.heuristics.setcover_cases import random_cover
+from tests.heuristics.setcover.setcover_cases import random_cover
 from tests.oracles import brute_force_setcover
 
 

@@ -13,7 +13,7 @@ from cosolve.heuristics.setcover.three_phase import CoverPool
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.methods.glns.lns import POOL_SIZE
 from cosolve.methods.glns.targeted import disagreement_ranker, expensive_ranker, expensive_row
-from tests.heuristics.setcover_cases import random_cover
+from tests.heuristics.setcover.setcover_cases import random_cover
 from tests.methods.glns.test_lns_parts import planted_instance
 
 

@@ -14,10 +14,10 @@ from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
 from cosolve.heuristics.setcover.row_weighting import rwls, rwls_kernel, rwls_on_core
 from cosolve.heuristics.sparse_index import index_arrays
 from cosolve.io import read
-from tests.heuristics.setcover_cases import random_cover
+from tests.heuristics.setcover.setcover_cases import random_cover
 from tests.oracles import brute_force_setcover
 
-ORLIB = Path(__file__).resolve().parents[2] / "instances" / "setcover"
+ORLIB = Path(__file__).resolve().parents[3] / "instances" / "setcover"
 
 
 def is_cover(p, x):

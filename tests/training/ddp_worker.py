@@ -6,7 +6,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from tests.diffusion.ddp_case import case_gradients
+from tests.training.ddp_case import case_gradients
 
 
 def main(rank: int, world: int, init: str, out: str) -> None:

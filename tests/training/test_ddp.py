@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.diffusion.ddp_case import case_gradients
+from tests.training.ddp_case import case_gradients
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def test_two_processes_agree_with_one(tmp_path):
     init = f"tcp://127.0.0.1:{_free_port()}"
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     procs = [
-        subprocess.Popen([sys.executable, "-m", "tests.diffusion.ddp_worker", str(rank), "2", init, str(out)], cwd=ROOT, env=env)
+        subprocess.Popen([sys.executable, "-m", "tests.training.ddp_worker", str(rank), "2", init, str(out)], cwd=ROOT, env=env)
         for rank in range(2)
     ]
     assert [p.wait(timeout=300) for p in procs] == [0, 0]

@@ -14,7 +14,7 @@ from cosolve.heuristics.tsp.iterated_local_search import OR_OPT_SEGMENT, TourSea
 from cosolve.heuristics.tsp.tour_construction import candidate_lists, greedy_edge_tour, nearest_neighbor_tour
 from cosolve.problems import TSP
 from cosolve.problems.tsp_distances import tour_length
-from tests.heuristics.test_tsp_heuristics import improving_two_opt_move, instance
+from tests.heuristics.tsp.test_tour_construction import improving_two_opt_move, instance
 from tests.oracles import brute_force_tsp
 
 
@@ -141,7 +141,7 @@ def test_the_ils_reaches_the_tsplib_optimum_of_eil51_and_berlin52():
 
     import cosolve
 
-    root = Path(__file__).resolve().parents[2] / "instances" / "tsplib"
+    root = Path(__file__).resolve().parents[3] / "instances" / "tsplib"
     for name, optimum in (("eil51", 426), ("berlin52", 7542)):
         p = cosolve.read(root / f"{name}.tsp")
         lists = candidate_lists(p.points, 10, metric=p.metric_code)

@@ -7,7 +7,7 @@ from scipy.optimize import linprog
 
 from cosolve.heuristics.setcover.greedy_cover import greedy_set_cover
 from cosolve.heuristics.setcover.lagrangian import lagrangian_bound
-from tests.heuristics.setcover_cases import random_cover
+from tests.heuristics.setcover.setcover_cases import random_cover
 from tests.oracles import all_covers
 
 
