@@ -1,2 +1,6 @@
-"""Discrete-diffusion core shared by the learned solvers (CAM, GLNS): energies on {0,1}^N,
-their gradients and exact flip gains, and decoders from soft marginals to feasible solutions."""
+"""The discrete-diffusion core that cam, rlsa and glns share: penalised energies on {0,1}^N with
+their gradients and flip gains (energies), graph batches (batch), the flip-rate CTMC sampler
+(sampler), decoders from soft marginals to feasible solutions (decode, inference), pacing steps into a
+deadline (pacing), the polish driver (polish), the anytime sampling loop of cam and rlsa
+(anytime_sampling), and the policy layers the CAM and GLNS networks share, in numpy (numpy_layers)
+and torch (gnn_layers)."""
