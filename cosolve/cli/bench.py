@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "run a benchmark suite under equal wall-clock budgets"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bench",
-        help="run a benchmark suite under equal wall-clock budgets",
+        help=SUMMARY,
         description="Run every job of SUITE (instances x methods x budgets x seeds), each in its own process on a Dask "
         "cluster, record each finished job in OUT/results.sqlite at once, then write OUT/results.csv, "
         "OUT/report.md and PNG plots. Suites: see bench/README.md.",

@@ -81,6 +81,10 @@ MINIMAX_FIELDS = {
 }
 
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "conjoint experiments: optimal stochastic policies (average case, minimax)"
+
+
 def _fields_help() -> str:
     def block(title: str, fields: dict[str, str]) -> str:
         return title + "\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items())
@@ -97,7 +101,7 @@ def _fields_help() -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "conjoint",
-        help="conjoint experiments: optimal stochastic policies (average case, minimax)",
+        help=SUMMARY,
         description="Optimal stochastic interventions (product-of-categorical policies) from conjoint data.",
     )
     p.set_defaults(conjoint_parser=p)

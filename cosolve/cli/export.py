@@ -7,11 +7,14 @@ import argparse
 from cosolve.cli.solve import check_output
 from cosolve.io import read, write_mps
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "write an instance's exact model as .mps/.lp"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
-        help="write an instance's exact model as .mps/.lp",
+        help=SUMMARY,
         description="Read PATH and write its exact MIP model (the one the scip baseline solves; for TSP the "
         "compact Miller-Tucker-Zemlin model) to OUTPUT; the format follows OUTPUT's extension "
         "(.mps, .mps.gz, .lp, .cip).",

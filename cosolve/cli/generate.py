@@ -7,13 +7,16 @@ from pathlib import Path
 
 from cosolve.errors import UsageError
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "write random instances of a named distribution (graphs as DIMACS, set covers as OR-Library, TSPs as TSPLIB)"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from cosolve.generators.distributions import DISTRIBUTIONS
 
     p = sub.add_parser(
         "generate",
-        help="write random instances of a named distribution (graphs as DIMACS, set covers as OR-Library, TSPs as TSPLIB)",
+        help=SUMMARY,
         description="Write COUNT instances of DIST to OUT/DIST-SEED.EXT, for seeds FIRST..FIRST+COUNT-1, in the native "
         "format of their problem kind (graphs: DIMACS .col; set cover: OR-Library .txt; TSP: TSPLIB .tsp). "
         "The same seed always gives the same instance. Training uses seeds from 1,000,000 and validation from 500,000, "

@@ -9,11 +9,14 @@ import time
 from cosolve.io import read
 from cosolve.io.detect import detect_format, holders
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "print what a file holds (format, family, sizes)"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "info",
-        help="print what a file holds (format, family, sizes)",
+        help=SUMMARY,
         description="Read PATH and print its format, problem family and sizes.",
     )
     p.add_argument("path", help="instance file")

@@ -34,15 +34,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or with ``only`` (a known subcommand) only that subcommand's: importing
-    every subcommand and building its help (method and distribution lists) costs start-up time a
-    solve need not pay."""
+    """With ``only`` (a known subcommand) that subcommand's parser alone, else every subcommand by
+    its one-line ``SUMMARY`` (what ``cosolve --help`` lists): building a subcommand's whole parser can
+    import what its help lists (methods, distributions), which neither a solve nor ``cosolve
+    --help`` need pay for."""
     parser = _Parser(prog="cosolve", description="Learned and classical combinatorial optimisation solvers.")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        if only is None or name == only:
+        if name == only:
             command(name).add_parser(sub)
+        elif only is None:
+            sub.add_parser(name, help=command(name).SUMMARY)
     return parser
 
 

@@ -11,11 +11,14 @@ from cosolve.core.options import Option
 from cosolve.core.registry import AUTO
 from cosolve.method_catalog import methods as registered
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "list methods, the problems each solves, and each problem's default"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "methods",
-        help="list methods, the problems each solves, and each problem's default",
+        help=SUMMARY,
         description="List the registered methods with their options (training options too, for the methods "
         "`cosolve train` trains), the method `--method auto` picks for each problem kind, and the kinds "
         "`--plot` draws.",

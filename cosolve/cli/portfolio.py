@@ -18,10 +18,14 @@ from cosolve.errors import UsageError
 METRICS = ("wealth", "apy", "sharpe", "max_drawdown", "calmar", "turnover", "avg_assets")
 
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "online portfolio selection: backtest strategies on daily price relatives"
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "portfolio",
-        help="online portfolio selection: backtest strategies on daily price relatives",
+        help=SUMMARY,
         description="Online portfolio selection on markets of daily price relatives (T days x n assets).",
     )
     p.set_defaults(portfolio_parser=p)

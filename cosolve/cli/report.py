@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "rewrite a benchmark's CSV, Markdown and plots from DIR/results.sqlite"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="rewrite a benchmark's CSV, Markdown and plots from DIR/results.sqlite")
+    p = sub.add_parser("report", help=SUMMARY)
     p.add_argument("folder", help="output folder of a cosolve bench run")
 
 

@@ -22,10 +22,14 @@ if TYPE_CHECKING:
     from cosolve.core.problem import Problem
 
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "solve one instance file"
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "solve",
-        help="solve one instance file",
+        help=SUMMARY,
         description="Solve PATH with one method under a wall-clock budget, which counts the method's one-time set-up "
         "(times in the log and the summary count from its start). "
         "Logs one line per improvement, then a summary (or one JSON object with --json).",

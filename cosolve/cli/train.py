@@ -12,6 +12,9 @@ from pathlib import Path
 from cosolve.core.options import parse_assignments
 from cosolve.errors import UsageError
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "train a learned method on instance files or a distribution"
+
 
 def _trainable() -> dict[str, type]:
     from cosolve.method_catalog import methods
@@ -32,7 +35,7 @@ def _epilog() -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "train",
-        help="train a learned method on instance files or a distribution",
+        help=SUMMARY,
         description="Train METHOD without labels for --time seconds on the instance files of --data (a share held "
         "out for validation) or on fresh instances of the distribution --dist (see: cosolve generate --help); "
         "validate every validate_every seconds and keep the best model in OUT/model.pt with its model card "

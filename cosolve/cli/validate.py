@@ -10,11 +10,14 @@ import math
 from cosolve.io import read, read_solution
 from cosolve.io.solution import solution_header
 
+#: the line ``cosolve --help`` shows for this subcommand
+SUMMARY = "check a solution file against its instance: feasibility, objective, first violation"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "validate",
-        help="check a solution file against its instance: feasibility, objective, first violation",
+        help=SUMMARY,
         description=(
             "Read INSTANCE and SOLUTION (the layout `cosolve solve --output` writes: set cover, the chosen "
             "columns 1-based; graphs, the chosen node labels (MaxCut: side 1); TSP, the tour's cities "

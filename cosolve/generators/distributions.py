@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,7 +40,9 @@ from cosolve.core.problem import Problem
 from cosolve.errors import InputError
 from cosolve.generators.graphs import barabasi_albert, erdos_renyi, gset_random, planar_union, rb_graph, toroidal_grid
 from cosolve.problems.graphs import GRAPH_PROBLEMS, GraphProblem
-from cosolve.problems.setcover import SetCover
+
+if TYPE_CHECKING:
+    from cosolve.problems.setcover import SetCover
 
 VALIDATION_SEED = 500_000
 TRAINING_SEED = 1_000_000

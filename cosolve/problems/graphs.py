@@ -8,15 +8,17 @@ had in the file, used in messages and written solutions.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from cosolve.core.problem import Evaluation, ExactModel, Problem, as_binary_vector, build_range, round_binary
 from cosolve.core.result import Sense
 from cosolve.errors import InputError
 from cosolve.problems.registry import ProblemKind, register_kind
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 
 class GraphProblem(Problem):
@@ -58,6 +60,8 @@ class GraphProblem(Problem):
         """Symmetric 0/1 adjacency matrix (n x n, CSR, int8)."""
         u, v = self.edges[:, 0], self.edges[:, 1]
         data = np.ones(2 * len(u), dtype=np.int8)
+        import scipy.sparse as sp  # imported on use: listing graph kinds and distributions needs none of it
+
         return sp.csr_array((data, (np.r_[u, v], np.r_[v, u])), shape=(self.n, self.n))
 
     @cached_property
