@@ -19,7 +19,7 @@ from cosolve.core.problem import Problem, verdict
 from cosolve.core.registry import AUTO
 from cosolve.core.result import Result, Status, Termination, Trace, TracePoint
 from cosolve.core.threads import ThreadLimits
-from cosolve.core.warmup import warm_up
+from cosolve.core.warmup import needs_warm_up, warm_up
 from cosolve.errors import InputError, UsageError
 from cosolve.io.detect import load_instance
 from cosolve.method_catalog import get_method, methods
@@ -227,8 +227,7 @@ class Solver:
         with ThreadLimits(self.threads) as limits:
             start, compiled = time.perf_counter(), compile_seconds()
             method.prepare(problem)
-            tiny = tiny_instance(problem.kind) if method.warm_up else None
-            if tiny is not None:
+            if needs_warm_up(method, problem.kind) and (tiny := tiny_instance(problem.kind)) is not None:
                 warm_up(method, tiny)
             limits.apply()
             seconds = time.perf_counter() - start

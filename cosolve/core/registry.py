@@ -19,8 +19,9 @@ import importlib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
+from cosolve.core.lazy_exports import lazy_exports
 from cosolve.errors import UsageError
 
 if TYPE_CHECKING:
@@ -100,11 +101,6 @@ class Registry(Mapping[str, T], Generic[T]):
             load_plugins()
         return self
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        """The thing called ``name``, or ``default``."""
-        self.load()
-        return self._items.get(name, default)
-
     def lookup(self, name: str, *, also: tuple[str, ...] = ()) -> T:
         """The thing called ``name``; an unknown name is a :class:`UsageError` listing the valid
         ones (``also``: names valid beside the registered ones, such as ``auto``)."""
@@ -125,10 +121,6 @@ class Registry(Mapping[str, T], Generic[T]):
         self.load()
         return len(self._items)
 
-    def __contains__(self, name: object) -> bool:
-        self.load()
-        return name in self._items
-
     def __repr__(self) -> str:
         return f"Registry({self.what!r}: {', '.join(self._items)})"
 
@@ -143,13 +135,14 @@ def register(cls: type[Method]) -> type[Method]:
     return METHODS.register(cls)
 
 
-def __getattr__(name: str) -> object:
-    """``methods`` and ``get_method`` moved to :mod:`cosolve.method_catalog` (they load the built-in
-    method modules, which this module must not name): the old names forward there, with a warning."""
-    if name not in ("methods", "get_method", "BUILTIN_MODULES"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import warnings
-
-    new = "BUILTIN_METHOD_MODULES" if name == "BUILTIN_MODULES" else name
-    warnings.warn(f"cosolve.core.registry.{name} moved to cosolve.method_catalog.{new}", DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module("cosolve.method_catalog"), new)
+# ``methods`` and ``get_method`` moved to cosolve.method_catalog (they load the built-in method
+# modules, which this module must not name): the old names forward there, with a warning.
+__getattr__, _ = lazy_exports(
+    __name__,
+    {
+        "methods": "cosolve.method_catalog",
+        "get_method": "cosolve.method_catalog",
+        "BUILTIN_MODULES": "cosolve.method_catalog:BUILTIN_METHOD_MODULES",
+    },
+    moved=True,
+)

@@ -5,15 +5,15 @@ nothing of it."""
 
 from __future__ import annotations
 
-import importlib
-import warnings
+from cosolve.core.lazy_exports import lazy_exports
 
-_MOVED = frozenset({"Solver", "solve", "load_instance", "check_fit_out", "missing_paths", "termination", "SOLVE_SHARE"})
-
-
-def __getattr__(name: str) -> object:
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    home = "cosolve.io.detect" if name == "load_instance" else "cosolve.solver"
-    warnings.warn(f"cosolve.core.solver.{name} moved to {home}.{name}", DeprecationWarning, stacklevel=2)
-    return getattr(importlib.import_module(home), name)
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        **{
+            name: "cosolve.solver" for name in ("Solver", "solve", "check_fit_out", "missing_paths", "termination", "SOLVE_SHARE")
+        },
+        "load_instance": "cosolve.io.detect",
+    },
+    moved=True,
+)

@@ -22,6 +22,12 @@ WARM_UP_PASSES = 6
 OVERRUN_FACTOR = 1.5
 
 
+def needs_warm_up(method: Method, kind: str) -> bool:
+    """Whether :func:`warm_up` would solve anything for ``method`` on ``kind``: a method with
+    ``warm_up`` not yet warmed up on that kind (so the caller need not build the tiny instance)."""
+    return method.warm_up and kind not in method.__dict__.get("_warmed_kinds", ())
+
+
 def warm_up(method: Method, problem: Problem) -> None:
     """Solve the tiny instance ``problem`` with ``method`` (one round for methods with a
     ``rounds`` option, and the method's ``warm_up_options``); the result is discarded. Does
@@ -38,10 +44,9 @@ def warm_up(method: Method, problem: Problem) -> None:
     bounded by one round: such a pass that reaches its deadline was cut short (say the sampler
     ran, and the polish after it was skipped), so another runs.
     """
-    warmed = method.__dict__.setdefault("_warmed_kinds", set())
-    if not method.warm_up or problem.kind in warmed:
+    if not needs_warm_up(method, problem.kind):
         return
-    warmed.add(problem.kind)
+    method.__dict__.setdefault("_warmed_kinds", set()).add(problem.kind)
     bounded = "rounds" in method.options
     for _ in range(WARM_UP_PASSES):
         deadline = Deadline(WARM_UP_SECONDS, uncounted=compile_seconds)

@@ -7,6 +7,7 @@ The order is the one ``docs/architecture.md`` draws (lowest first)."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def layer_of(name: str) -> int:
     return level
 
 
+@functools.cache
 def graph() -> dict[str, set[str]]:
     known = modules()
     return {name: imports(name, path, known) for name, path in known.items()}

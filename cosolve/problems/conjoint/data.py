@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cosolve.core.lazy_exports import lazy_exports
 from cosolve.errors import InputError, UsageError
 from cosolve.problems.conjoint.design import Design
 
@@ -92,21 +93,14 @@ class ConjointData:
         return ConjointData(self.design, self.X[mask], self.y[mask], respondent, pair, profile, covariates, self.source, lines)
 
 
-#: Names that moved to :mod:`cosolve.io.conjoint_csv` (reading files is io's job, a layer above
-#: this one); the old path still gives them, with a deprecation warning, and is forwarded by name
-#: so that this module imports nothing of io.
-_MOVED_TO_IO = frozenset(
-    {"read_conjoint", "resolve_data", "bundled_datasets", "bundled_conjoint", "natural_key", "BUNDLED_DIR", "BUNDLED_FILE"}
+# Names that moved to cosolve.io.conjoint_csv (reading files is io's job, a layer above this one):
+# the old path still gives them, with a deprecation warning, forwarded by name so that this module
+# imports nothing of io.
+__getattr__, _ = lazy_exports(
+    __name__,
+    dict.fromkeys(
+        ("read_conjoint", "resolve_data", "bundled_datasets", "bundled_conjoint", "natural_key", "BUNDLED_DIR", "BUNDLED_FILE"),
+        "cosolve.io.conjoint_csv",
+    ),
+    moved=True,
 )
-
-
-def __getattr__(name: str) -> object:
-    if name not in _MOVED_TO_IO:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    import warnings
-
-    warnings.warn(
-        f"cosolve.problems.conjoint.data.{name} moved to cosolve.io.conjoint_csv.{name}", DeprecationWarning, stacklevel=2
-    )
-    return getattr(importlib.import_module("cosolve.io.conjoint_csv"), name)
